@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _SETFS_PROBE_H
+#define _SETFS_PROBE_H
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/types.h>
+#include <linux/uio.h>
+
+#include "setfs_probe_api.h"
+
+/* The fixture contents shared by every file of the module (core.c). */
+extern const u8 *setfs_data;
+extern size_t setfs_data_size;
+
+ssize_t setfs_data_read_iter(struct kiocb *iocb, struct iov_iter *to);
+
+/*
+ * One area of the probe (proc.c, ...): what it creates at load and
+ * removes at unload.  The table in core.c is the index of the module.
+ */
+struct setfs_area {
+	const char *name;
+	int (*init)(void);
+	void (*exit)(void);
+};
+
+int setfs_proc_init(void);
+void setfs_proc_exit(void);
+
+#endif /* _SETFS_PROBE_H */
