@@ -1,0 +1,833 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh - build Debian's linux-source-6.1 with kernel-patches/ applied, boot
+# it in QEMU with setfs_probe.ko, the KUnit suite and the user test binary,
+# and report the results as KTAP.  See README.md and "./run.sh --help".
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CACHE=${SETFS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/setfs-probe}
+TARBALL=${SETFS_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+SOURCE_PKG=linux-source-6.1
+TREE=$CACHE/linux
+TREE_STATE=$CACHE/tree.state
+JOBS=${SETFS_JOBS:-$(nproc)}
+BOOT_TIMEOUT=${SETFS_TIMEOUT:-300}
+DEFAULT_ARCHES="x86_64"
+# Packages every run needs on the host; targets add their own (T_PKGS).
+HOST_PKGS="git make gcc flex bison bc libelf-dev libssl-dev cpio xz-utils
+python3 ccache rsync dpkg-dev"
+
+export PYTHONDONTWRITEBYTECODE=1
+export GIT_AUTHOR_NAME=${GIT_AUTHOR_NAME:-setfs-probe}
+export GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL:-setfs-probe@localhost}
+export GIT_COMMITTER_NAME=${GIT_COMMITTER_NAME:-$GIT_AUTHOR_NAME}
+export GIT_COMMITTER_EMAIL=${GIT_COMMITTER_EMAIL:-$GIT_AUTHOR_EMAIL}
+
+usage() {
+	cat <<EOF
+Usage: ./run.sh COMMAND [OPTIONS]
+
+Commands:
+  kunit          prepare the tree, apply kernel-patches/, build kernel,
+                 modules and rootfs, boot QEMU, run the KUnit suite and the
+                 user tests, print KTAP and a summary (the main job)
+  test           what CI runs: "kunit" on every default target
+  shell          boot the guest with an interactive shell (modules in /root)
+  export         turn the commits on top of the pristine tree into
+                 kernel-patches/ (git format-patch --cover-letter)
+  help           this text
+
+Options:
+  --arch LIST    comma-separated targets (default: ${DEFAULT_ARCHES// /,});
+                 known: $(known_targets)
+  --keep-tree    use the prepared tree as it is, with your commits and
+                 edits, instead of re-applying kernel-patches/
+  --timeout SEC  guest timeout in seconds (default: $BOOT_TIMEOUT)
+  -h, --help     this text
+
+Environment: SETFS_CACHE (default ~/.cache/setfs-probe), SETFS_JOBS,
+SETFS_TIMEOUT, SETFS_ACCEL (tcg, kvm or auto; default auto).
+EOF
+}
+
+# ---------------------------------------------------------------- helpers
+
+die() {
+	echo "run.sh: error: $*" >&2
+	exit 1
+}
+
+usage_error() {
+	echo "run.sh: $*" >&2
+	echo "Try './run.sh --help'." >&2
+	exit 2
+}
+
+info() {
+	echo "run.sh: $*"
+}
+
+known_targets() {
+	local f names=()
+
+	for f in "$REPO"/targets/*.conf; do
+		names+=("$(basename "$f" .conf)")
+	done
+	local IFS=,
+	echo "${names[*]}"
+}
+
+now() {
+	date +%s.%N
+}
+
+# Stage timings, printed at the end: "name<TAB>seconds<TAB>note".
+TIMINGS=()
+
+# stage NAME NOTE SECONDS: record one stage's time.
+record_stage() {
+	TIMINGS+=("$1"$'\t'"$3"$'\t'"$2")
+	printf '    %-22s %6.1fs  %s\n' "$1" "$3" "$2"
+}
+
+elapsed() {
+	awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'
+}
+
+# hash_files FILE...: one digest over names and contents.
+hash_files() {
+	local f
+
+	for f in "$@"; do
+		printf '%s\n' "${f#"$REPO"/}"
+		cat "$f"
+	done | sha256sum | cut -d' ' -f1
+}
+
+hash_dir_files() {
+	local d
+
+	for d in "$@"; do
+		find "$d" -type f ! -name '*.o' ! -name '*.ko' ! -name '*.cmd' \
+			! -name '*.mod' ! -name '*.mod.c' ! -name 'modules.order' \
+			! -name 'Module.symvers' -print
+	done | LC_ALL=C sort | while read -r f; do
+		printf '%s\n' "${f#"$REPO"/}"
+		cat "$f"
+	done | sha256sum | cut -d' ' -f1
+}
+
+stamp_ok() {
+	[ -f "$1" ] && [ "$(cat "$1")" = "$2" ]
+}
+
+# ensure_pkgs PKG...: install what is missing, or say which cannot be had.
+ensure_pkgs() {
+	local p missing=()
+
+	for p in "$@"; do
+		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+		     grep -q 'install ok installed'; then
+			missing+=("$p")
+		fi
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		die "missing packages: ${missing[*]} (install them: sudo apt-get install ${missing[*]})"
+	fi
+	info "installing ${missing[*]}"
+	if ! DEBIAN_FRONTEND=noninteractive apt-get install -y \
+	     --no-install-recommends "${missing[@]}" >"$CACHE/apt.log" 2>&1; then
+		apt-get update >>"$CACHE/apt.log" 2>&1 || true
+		DEBIAN_FRONTEND=noninteractive apt-get install -y \
+			--no-install-recommends "${missing[@]}" >>"$CACHE/apt.log" 2>&1 ||
+			{ tail -n 20 "$CACHE/apt.log" >&2
+			  die "cannot install packages: ${missing[*]} (apt log: $CACHE/apt.log)"; }
+	fi
+}
+
+# load_target NAME: read one target record into T_* variables.
+load_target() {
+	local rec="$REPO/targets/$1.conf"
+
+	[ -f "$rec" ] || usage_error "unknown target '$1' (known: $(known_targets))"
+	unset T_LINUX_ARCH T_CROSS T_DEB_ARCH T_FRAGMENT T_IMAGE T_QEMU \
+		T_QEMU_ARGS T_CONSOLE T_HALT T_PKGS
+	# shellcheck source=targets/x86_64.conf
+	. "$rec"
+	T_NAME=$1
+	T_BUILD=$CACHE/build/$1
+	T_WORK=$CACHE/work/$1
+	MAKE_ARGS=(-C "$TREE" O="$T_BUILD" ARCH="$T_LINUX_ARCH"
+		   CROSS_COMPILE="$T_CROSS" CC="ccache ${T_CROSS}gcc"
+		   HOSTCC="ccache gcc" -j"$JOBS")
+}
+
+# ------------------------------------------------------------------ tree
+
+# The series: kernel-patches/series if present, else the *.patch files in
+# name order, the cover letter excepted.
+series_patches() {
+	local dir=$REPO/kernel-patches p
+
+	if [ -f "$dir/series" ]; then
+		while read -r p; do
+			case "$p" in ''|'#'*) continue ;; esac
+			[ -f "$dir/$p" ] || die "kernel-patches/series names $p, which does not exist"
+			echo "$dir/$p"
+		done <"$dir/series"
+	else
+		for p in "$dir"/*.patch; do
+			[ -f "$p" ] || continue
+			case "$(basename "$p")" in 0000-cover-letter.patch) continue ;; esac
+			echo "$p"
+		done
+	fi
+}
+
+series_id() {
+	local patches
+
+	mapfile -t patches < <(series_patches)
+	if [ ${#patches[@]} -eq 0 ]; then
+		echo empty
+	else
+		hash_files "${patches[@]}"
+	fi
+}
+
+tarball_id() {
+	local ver
+
+	ver=$(dpkg-query -W -f='${Version}' "$SOURCE_PKG" 2>/dev/null || echo unknown)
+	echo "$ver $(stat -c '%s %Y' "$TARBALL")"
+}
+
+state_get() {
+	[ -f "$TREE_STATE" ] || return 0
+	sed -n "s/^$1=//p" "$TREE_STATE"
+}
+
+state_write() {
+	printf 'tarball=%s\nseries=%s\napplied=%s\n' "$1" "$2" "$3" >"$TREE_STATE.new"
+	mv "$TREE_STATE.new" "$TREE_STATE"
+}
+
+# What in the tree is not in kernel-patches/: commits after the applied
+# series, edits to tracked files, files that are not tracked.  Prints a
+# description, nothing when the tree holds only what the series made.
+tree_unexported() {
+	local applied head status
+
+	applied=$(state_get applied)
+	head=$(git -C "$TREE" rev-parse -q --verify HEAD 2>/dev/null || echo none)
+	if [ -n "$applied" ] && [ "$head" != "$applied" ]; then
+		echo "HEAD is $head, but the applied series ended at $applied:"
+		git -C "$TREE" log --oneline "$applied..HEAD" 2>/dev/null | head -20
+	elif [ -z "$applied" ]; then
+		echo "the tree has no record of which series it holds ($TREE_STATE)"
+	fi
+	status=$(git -C "$TREE" status --porcelain --ignored 2>&1 | head -20)
+	if [ -n "$status" ]; then
+		echo "uncommitted or untracked files:"
+		echo "$status"
+	fi
+}
+
+refuse_to_discard() {
+	cat >&2 <<EOF
+run.sh: error: the kernel tree $TREE holds work that is not in kernel-patches/:
+$1
+
+Nothing was changed.  Either
+  - export it: commit your edits in $TREE, then run './run.sh export';
+  - test it as it is: add --keep-tree;
+  - or discard it: git -C $TREE reset --hard $(state_get applied || true); git -C $TREE clean -fdx
+EOF
+	exit 1
+}
+
+apply_series() {
+	local pristine=$1 p out
+
+	git -C "$TREE" reset -q --hard "$pristine"
+	while read -r p; do
+		if ! out=$(git -C "$TREE" am --quiet "$p" 2>&1); then
+			git -C "$TREE" am --abort >/dev/null 2>&1 || true
+			git -C "$TREE" reset -q --hard "$pristine"
+			state_write "$2" failed "$pristine"
+			die "patch $(basename "$p") does not apply to the pristine tree:
+$out"
+		fi
+	done < <(series_patches)
+	state_write "$2" "$(series_id)" "$(git -C "$TREE" rev-parse HEAD)"
+}
+
+extract_tree() {
+	local tid=$1 ver tmp
+
+	ver=${tid%% *}
+	info "extracting $TARBALL ($SOURCE_PKG $ver) into $TREE"
+	tmp=$CACHE/extract.tmp
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	tar -C "$tmp" -xf "$TARBALL"
+	[ -d "$tmp/linux-source-6.1" ] || die "$TARBALL has no linux-source-6.1/ directory"
+	mv "$tmp/linux-source-6.1" "$TREE"
+	rmdir "$tmp"
+	info "committing the pristine tree"
+	git -C "$TREE" init -q -b setfs
+	# Debian's top-level .gitignore ignores everything ("/*"): force.
+	git -C "$TREE" add -f -A .
+	git -C "$TREE" commit -q -m "Debian $SOURCE_PKG $ver (pristine)" \
+		-m "Extracted from $TARBALL by setfs-probe's run.sh."
+	git -C "$TREE" tag -f pristine >/dev/null
+}
+
+prepare_tree() {
+	local t0 tid sid pristine dirty
+
+	t0=$(now)
+	[ -f "$TARBALL" ] || ensure_pkgs "$SOURCE_PKG"
+	[ -f "$TARBALL" ] || die "$TARBALL is missing after installing $SOURCE_PKG"
+	tid=$(tarball_id)
+	sid=$(series_id)
+
+	if [ "$KEEP_TREE" = 1 ]; then
+		[ -d "$TREE/.git" ] || die "--keep-tree: there is no prepared tree at $TREE yet"
+		record_stage prepare "kept as it is (--keep-tree)" "$(elapsed "$t0")"
+		return
+	fi
+
+	if [ -d "$TREE/.git" ] && [ "$(state_get tarball)" = "$tid" ]; then
+		dirty=$(tree_unexported)
+		if [ -z "$dirty" ] && [ "$(state_get series)" = "$sid" ]; then
+			record_stage prepare "up to date" "$(elapsed "$t0")"
+			return
+		fi
+		[ -z "$dirty" ] || refuse_to_discard "$dirty"
+		pristine=$(git -C "$TREE" rev-parse pristine)
+		info "re-applying kernel-patches/ on the pristine tree"
+		apply_series "$pristine" "$tid"
+		record_stage prepare "series re-applied" "$(elapsed "$t0")"
+		return
+	fi
+
+	if [ -e "$TREE" ]; then
+		if [ -d "$TREE/.git" ]; then
+			dirty=$(tree_unexported)
+			[ -z "$dirty" ] || refuse_to_discard "$dirty"
+			info "$TARBALL changed: replacing the tree"
+		fi
+		rm -rf "$TREE"
+	fi
+	extract_tree "$tid"
+	apply_series "$(git -C "$TREE" rev-parse pristine)" "$tid"
+	record_stage prepare "extracted, $(git -C "$TREE" rev-list --count pristine..HEAD) patches applied" \
+		"$(elapsed "$t0")"
+}
+
+# A digest of the tree's state for build stamps.  Empty when the tree is
+# used as it is (--keep-tree): then make decides what to rebuild.
+tree_id() {
+	[ "$KEEP_TREE" = 1 ] && return 0
+	git -C "$TREE" rev-parse HEAD
+}
+
+# ---------------------------------------------------------------- config
+
+fragments() {
+	echo "$REPO/config/base.config"
+	echo "$REPO/$T_FRAGMENT"
+	echo "$REPO/kunit/.kunitconfig"
+}
+
+# Every option the fragments ask for must be in .config as asked.
+verify_config() {
+	local cfg=$1 frag line name dropped=()
+
+	shift
+	for frag in "$@"; do
+		while IFS= read -r line; do
+			case "$line" in
+			CONFIG_*=*)
+				grep -qxF -- "$line" "$cfg" || dropped+=("$line (${frag#"$REPO"/})")
+				;;
+			'# CONFIG_'*' is not set')
+				name=${line#\# }
+				name=${name%% *}
+				if grep -q "^$name=" "$cfg"; then
+					dropped+=("$line (${frag#"$REPO"/})")
+				fi
+				;;
+			esac
+		done <"$frag"
+	done
+	if [ ${#dropped[@]} -gt 0 ]; then
+		printf '  %s\n' "${dropped[@]}" >&2
+		die "$T_NAME: olddefconfig dropped or changed the options above (missing dependencies?); see $cfg"
+	fi
+}
+
+configure_kernel() {
+	local t0 key frags
+
+	t0=$(now)
+	mapfile -t frags < <(fragments)
+	key="$(tree_id) $(hash_files "${frags[@]}" "$REPO/targets/$T_NAME.conf")"
+	if [ -n "$(tree_id)" ] && stamp_ok "$T_WORK/stamp.config" "$key" &&
+	   [ -f "$T_BUILD/.config" ]; then
+		record_stage config "up to date" "$(elapsed "$t0")"
+		return
+	fi
+	mkdir -p "$T_BUILD" "$T_WORK"
+	rm -f "$T_WORK/stamp.config"
+	if ! (cd "$TREE" && ARCH=$T_LINUX_ARCH CROSS_COMPILE=$T_CROSS \
+	      scripts/kconfig/merge_config.sh -n -O "$T_BUILD" "${frags[@]}") \
+	      >"$T_WORK/config.log" 2>&1; then
+		tail -n 40 "$T_WORK/config.log" >&2
+		die "$T_NAME: merging the config fragments failed (log: $T_WORK/config.log)"
+	fi
+	make "${MAKE_ARGS[@]}" olddefconfig >>"$T_WORK/config.log" 2>&1 ||
+		{ tail -n 40 "$T_WORK/config.log" >&2; die "$T_NAME: make olddefconfig failed"; }
+	verify_config "$T_BUILD/.config" "${frags[@]}"
+	echo "$key" >"$T_WORK/stamp.config"
+	record_stage config "allnoconfig + ${#frags[@]} fragments, verified" "$(elapsed "$t0")"
+}
+
+# ----------------------------------------------------------------- build
+
+run_make() {
+	local log=$1 what=$2
+
+	shift 2
+	if ! make "${MAKE_ARGS[@]}" "$@" >"$log" 2>&1; then
+		echo "---- last 40 lines of $log ----" >&2
+		tail -n 40 "$log" >&2
+		die "$T_NAME: $what failed (full log: $log)"
+	fi
+}
+
+build_kernel() {
+	local t0 key
+
+	t0=$(now)
+	key="$(tree_id) $(sha256sum <"$T_BUILD/.config" | cut -d' ' -f1) $("${T_CROSS}gcc" -dumpfullversion)"
+	if [ -n "$(tree_id)" ] && stamp_ok "$T_WORK/stamp.kernel" "$key" &&
+	   [ -f "$T_BUILD/$T_IMAGE" ] && [ -f "$T_BUILD/Module.symvers" ]; then
+		record_stage kernel "up to date" "$(elapsed "$t0")"
+		KERNEL_KEY=$key
+		return
+	fi
+	rm -f "$T_WORK/stamp.kernel"
+	info "building the $T_NAME kernel (log: $T_WORK/build.log)"
+	export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
+	run_make "$T_WORK/build.log" "kernel build" all
+	echo "$key" >"$T_WORK/stamp.kernel"
+	KERNEL_KEY=$key
+	record_stage kernel "built" "$(elapsed "$t0")"
+}
+
+# The top-level Kbuild builds module/ and kunit/; they are synced into the
+# cache so that targets build side by side and the repo stays clean.
+build_modules() {
+	local t0 key src=$T_WORK/ext
+
+	t0=$(now)
+	key="$KERNEL_KEY $(hash_dir_files "$REPO/Kbuild" "$REPO/module" "$REPO/kunit")"
+	MODULES_KEY=$key
+	if [ -n "$(tree_id)" ] && stamp_ok "$T_WORK/stamp.modules" "$key" &&
+	   [ -f "$src/module/setfs_probe.ko" ] && [ -f "$src/kunit/setfs_kunit.ko" ]; then
+		record_stage modules "up to date" "$(elapsed "$t0")"
+		return
+	fi
+	rm -f "$T_WORK/stamp.modules"
+	mkdir -p "$src"
+	rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '*.cmd' \
+		--exclude '*.mod' --exclude '*.mod.c' --exclude modules.order \
+		--exclude Module.symvers \
+		"$REPO/Kbuild" "$REPO/module" "$REPO/kunit" "$src/"
+	export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
+	run_make "$T_WORK/modules.log" "module build" M="$src" W=1 modules
+	echo "$key" >"$T_WORK/stamp.modules"
+	record_stage modules "built (W=1)" "$(elapsed "$t0")"
+}
+
+USER_CFLAGS=(-static -O2 -g -Wall -Wextra -Werror -std=gnu11)
+
+build_user() {
+	local t0 key srcs out=$T_WORK/user
+
+	t0=$(now)
+	mapfile -t srcs < <(find "$REPO/rootfs" -maxdepth 1 -name '*.c' | LC_ALL=C sort)
+	key="$(hash_dir_files "$REPO/rootfs" "$REPO/module") $("${T_CROSS}gcc" -dumpfullversion) ${USER_CFLAGS[*]}"
+	USER_KEY=$key
+	if stamp_ok "$T_WORK/stamp.user" "$key" && [ -x "$out/setfs_user" ]; then
+		record_stage user "up to date" "$(elapsed "$t0")"
+		return
+	fi
+	rm -f "$T_WORK/stamp.user"
+	mkdir -p "$out"
+	if ! "${T_CROSS}gcc" "${USER_CFLAGS[@]}" -I"$REPO/module/include" \
+	     -o "$out/setfs_user" "${srcs[@]}" >"$T_WORK/user.log" 2>&1; then
+		tail -n 40 "$T_WORK/user.log" >&2
+		die "$T_NAME: building the user test binary failed (log: $T_WORK/user.log)"
+	fi
+	echo "$key" >"$T_WORK/stamp.user"
+	record_stage user "built" "$(elapsed "$t0")"
+}
+
+# busybox for the guest: Debian's busybox-static for the guest's
+# architecture, downloaded and unpacked into the cache, never installed.
+fetch_busybox() {
+	local dir=$CACHE/busybox/$T_DEB_ARCH deb
+
+	BUSYBOX=$dir/bin/busybox
+	[ -x "$BUSYBOX" ] && return 0
+	rm -rf "$dir" "$dir.deb"
+	mkdir -p "$dir.deb"
+	if [ "$T_DEB_ARCH" != "$(dpkg --print-architecture)" ] &&
+	   ! dpkg --print-foreign-architectures | grep -qx "$T_DEB_ARCH"; then
+		[ "$(id -u)" -eq 0 ] || die "dpkg lacks architecture $T_DEB_ARCH (run: sudo dpkg --add-architecture $T_DEB_ARCH && sudo apt-get update)"
+		dpkg --add-architecture "$T_DEB_ARCH"
+		apt-get update >"$CACHE/apt.log" 2>&1 || die "apt-get update failed (log: $CACHE/apt.log)"
+	fi
+	if ! (cd "$dir.deb" && apt-get download "busybox-static:$T_DEB_ARCH") >"$CACHE/apt.log" 2>&1; then
+		apt-get update >>"$CACHE/apt.log" 2>&1 || true
+		(cd "$dir.deb" && apt-get download "busybox-static:$T_DEB_ARCH") >>"$CACHE/apt.log" 2>&1 ||
+			die "cannot download busybox-static:$T_DEB_ARCH (log: $CACHE/apt.log)"
+	fi
+	deb=$(ls "$dir.deb"/busybox-static_*.deb)
+	dpkg-deb -x "$deb" "$dir.x"
+	mkdir -p "$dir/bin"
+	mv "$dir.x/bin/busybox" "$BUSYBOX"
+	rm -rf "$dir.x" "$dir.deb"
+	[ -x "$BUSYBOX" ] || die "busybox-static:$T_DEB_ARCH has no /bin/busybox"
+}
+
+# The initramfs, written by the tree's usr/gen_init_cpio from a list that
+# names every entry (mode, owner, device numbers) explicitly.
+build_rootfs() {
+	local t0 key list=$T_WORK/initramfs.list cpio=$T_WORK/initramfs.cpio
+	local gen=$T_BUILD/usr/gen_init_cpio
+
+	t0=$(now)
+	fetch_busybox
+	key="$MODULES_KEY $USER_KEY $(hash_files "$REPO/rootfs/init" "$BUSYBOX" "$0")"
+	if stamp_ok "$T_WORK/stamp.rootfs" "$key" && [ -f "$cpio" ]; then
+		record_stage rootfs "up to date" "$(elapsed "$t0")"
+		return
+	fi
+	rm -f "$T_WORK/stamp.rootfs"
+	[ -x "$gen" ] || die "$gen is missing: the kernel config needs CONFIG_BLK_DEV_INITRD=y"
+	cat >"$list" <<EOF
+dir /bin 0755 0 0
+dir /sbin 0755 0 0
+dir /dev 0755 0 0
+nod /dev/console 0600 0 0 c 5 1
+nod /dev/null 0666 0 0 c 1 3
+dir /proc 0555 0 0
+dir /sys 0555 0 0
+dir /tmp 1777 0 0
+dir /root 0700 0 0
+file /bin/busybox $BUSYBOX 0755 0 0
+slink /bin/sh busybox 0777 0 0
+file /init $REPO/rootfs/init 0755 0 0
+file /root/setfs_probe.ko $T_WORK/ext/module/setfs_probe.ko 0644 0 0
+file /root/setfs_kunit.ko $T_WORK/ext/kunit/setfs_kunit.ko 0644 0 0
+file /root/setfs_user $T_WORK/user/setfs_user 0755 0 0
+EOF
+	"$gen" "$list" >"$cpio.new" 2>"$T_WORK/rootfs.log" ||
+		{ cat "$T_WORK/rootfs.log" >&2; die "$T_NAME: gen_init_cpio failed"; }
+	mv "$cpio.new" "$cpio"
+	echo "$key" >"$T_WORK/stamp.rootfs"
+	record_stage rootfs "built ($(du -k "$cpio" | cut -f1) KiB)" "$(elapsed "$t0")"
+}
+
+# ------------------------------------------------------------------ boot
+
+QEMU_PID=
+cleanup() {
+	if [ -n "$QEMU_PID" ] && kill -0 "$QEMU_PID" 2>/dev/null; then
+		kill "$QEMU_PID" 2>/dev/null || true
+		wait "$QEMU_PID" 2>/dev/null || true
+	fi
+	QEMU_PID=
+}
+trap cleanup EXIT
+trap 'cleanup; exit 130' INT TERM
+
+# KVM only when the guest matches the host and a short boot proves it
+# works; nested KVM here exists but hangs, so the answer is cached.
+accel_for_target() {
+	local want=${SETFS_ACCEL:-auto} cachef=$CACHE/kvm.$T_NAME probe_log
+
+	case "$want" in
+	tcg|kvm) echo "$want"; return ;;
+	auto) ;;
+	*) die "SETFS_ACCEL must be tcg, kvm or auto, not '$want'" ;;
+	esac
+	if [ "$T_LINUX_ARCH" != "$(uname -m)" ] || [ ! -w /dev/kvm ]; then
+		echo tcg
+		return
+	fi
+	if [ ! -f "$cachef" ]; then
+		probe_log=$T_WORK/kvm-probe.log
+		# shellcheck disable=SC2086 # T_QEMU_ARGS is a word list
+		if timeout -k 2 15 "$T_QEMU" -accel kvm $T_QEMU_ARGS -m 256 \
+		   -nodefaults -display none -no-reboot -serial "file:$probe_log" \
+		   -kernel "$T_BUILD/$T_IMAGE" \
+		   -append "console=$T_CONSOLE panic=-1" >/dev/null 2>&1 &&
+		   grep -q 'Kernel panic' "$probe_log"; then
+			echo kvm >"$cachef"
+		else
+			echo tcg >"$cachef"
+		fi
+	fi
+	cat "$cachef"
+}
+
+# boot MODE: MODE is "test" (console to a file, timeout) or "shell".
+boot_guest() {
+	local mode=$1 accel log=$T_WORK/console.log rc=0 t0
+	local -a qemu
+
+	accel=$(accel_for_target)
+	# shellcheck disable=SC2206 # T_QEMU_ARGS is a word list by design
+	qemu=("$T_QEMU" -accel "$accel" $T_QEMU_ARGS -m 512 -smp 2 -nodefaults
+	      -display none -no-reboot -kernel "$T_BUILD/$T_IMAGE"
+	      -initrd "$T_WORK/initramfs.cpio"
+	      -append "console=$T_CONSOLE panic=-1 setfs_mode=$mode setfs_halt=$T_HALT")
+	if [ "$mode" = shell ]; then
+		info "booting $T_NAME ($accel); leave the shell with 'exit' or Ctrl-A x"
+		"${qemu[@]}" -serial mon:stdio
+		return
+	fi
+	t0=$(now)
+	info "booting $T_NAME ($accel, timeout ${BOOT_TIMEOUT}s, console: $log)"
+	timeout -k 5 "$BOOT_TIMEOUT" "${qemu[@]}" -serial "file:$log" \
+		</dev/null >"$T_WORK/qemu.log" 2>&1 &
+	QEMU_PID=$!
+	wait "$QEMU_PID" || rc=$?
+	QEMU_PID=
+	BOOT_SECONDS=$(elapsed "$t0")
+	record_stage "boot+tests" "$accel" "$BOOT_SECONDS"
+	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+		guest_failure "the guest did not finish within ${BOOT_TIMEOUT}s (hang?)"
+	elif [ $rc -ne 0 ]; then
+		cat "$T_WORK/qemu.log" >&2
+		guest_failure "QEMU exited with status $rc"
+	fi
+}
+
+guest_failure() {
+	echo "---- last 40 console lines ($T_WORK/console.log) ----" >&2
+	tail -n 40 "$T_WORK/console.log" >&2 || true
+	die "$T_NAME: $1"
+}
+
+# ---------------------------------------------------------------- report
+
+SPLAT_RE='Kernel panic|Oops|BUG:|WARNING: CPU:|Call Trace:|general protection fault|UBSAN:|KASAN:|KFENCE:|possible recursive locking|circular locking dependency'
+
+# Cut the guest's KTAP block out of the console, parse it with the tree's
+# kunit.py, count the results.
+report_target() {
+	local log=$T_WORK/console.log ktap=$T_WORK/results.ktap json=$T_WORK/results.json
+	local counts splat
+
+	tr -d '\r' <"$log" | sed -n '/^SETFS-KTAP-BEGIN$/,/^SETFS-KTAP-END$/p' |
+		sed '1d;$d' >"$ktap"
+	if ! grep -qx 'SETFS-KTAP-END' <(tr -d '\r' <"$log"); then
+		if grep -qE "$SPLAT_RE" "$log"; then
+			guest_failure "the guest crashed before reporting"
+		fi
+		guest_failure "the guest stopped before reporting its results"
+	fi
+	echo
+	echo "==== $T_NAME: KTAP ===="
+	cat "$ktap"
+	echo "==== $T_NAME: parsed by tools/testing/kunit/kunit.py ===="
+	python3 "$TREE/tools/testing/kunit/kunit.py" parse --json="$json" "$ktap" \
+		>"$T_WORK/parse.log" 2>&1 || true
+	cat "$T_WORK/parse.log"
+	counts=$(python3 - "$json" <<'EOF'
+import json, sys
+
+def count(group):
+    """passed, failed, skipped over every leaf below group."""
+    p = f = s = 0
+    for case in group["test_cases"]:
+        st = case["status"]
+        if st == "PASS":
+            p += 1
+        elif st == "SKIP":
+            s += 1
+        else:
+            f += 1
+    for sub in group["sub_groups"]:
+        sp, sf, ss = count(sub)
+        p += sp; f += sf; s += ss
+    return p, f, s
+
+with open(sys.argv[1]) as fh:
+    top = json.load(fh)
+for suite in top["sub_groups"]:
+    print("suite %s %d %d %d" % ((suite["name"],) + count(suite)))
+for case in top["test_cases"]:
+    # A top-level result without subtests: a suite that reported nothing.
+    print("suite %s 0 %d 0" % (case["name"], case["status"] != "SKIP"))
+print("total %d %d %d" % count(top))
+EOF
+) || die "$T_NAME: cannot read $json"
+	echo "$counts" | awk '$1 == "suite" { printf "    %-28s %4d passed %4d failed %4d skipped\n", $2, $3, $4, $5 }'
+	read -r _ T_PASS T_FAIL T_SKIP < <(echo "$counts" | grep '^total')
+	if [ "$T_PASS$T_FAIL$T_SKIP" = 000 ]; then
+		T_FAIL=1
+		echo "run.sh: $T_NAME: the guest reported no test results" >&2
+	fi
+	if grep -q '\[ERROR\]' "$T_WORK/parse.log"; then
+		echo "run.sh: $T_NAME: kunit.py found errors in the KTAP (see above)" >&2
+		T_FAIL=$((T_FAIL + 1))
+	fi
+	splat=$(grep -nE "$SPLAT_RE" "$log" || true)
+	if [ -n "$splat" ]; then
+		echo "run.sh: $T_NAME: the console shows a kernel splat:" >&2
+		echo "$splat" | head -20 >&2
+		T_FAIL=$((T_FAIL + 1))
+	fi
+	echo "    console log: $log"
+}
+
+# ------------------------------------------------------------------ main
+
+run_target() {
+	load_target "$1"
+	echo "==== $T_NAME ===="
+	# shellcheck disable=SC2086 # T_PKGS is a word list
+	ensure_pkgs $T_PKGS
+	configure_kernel
+	build_kernel
+	build_modules
+	build_user
+	build_rootfs
+	boot_guest test
+	report_target
+	RESULTS+=("$T_NAME $T_PASS $T_FAIL $T_SKIP $BOOT_SECONDS")
+}
+
+cmd_kunit() {
+	local arch t0 total_p=0 total_f=0 total_s=0 r name p f s b
+
+	t0=$(now)
+	RESULTS=()
+	# shellcheck disable=SC2086 # HOST_PKGS is a word list
+	ensure_pkgs $HOST_PKGS
+	echo "==== tree ===="
+	prepare_tree
+	for arch in ${ARCHES//,/ }; do
+		run_target "$arch"
+	done
+	echo
+	echo "==== summary ===="
+	printf '%-14s %7s %7s %8s %8s\n' target passed failed skipped boot_s
+	for r in "${RESULTS[@]}"; do
+		read -r name p f s b <<<"$r"
+		printf '%-14s %7d %7d %8d %8s\n' "$name" "$p" "$f" "$s" "$b"
+		total_p=$((total_p + p))
+		total_f=$((total_f + f))
+		total_s=$((total_s + s))
+	done
+	echo "stage times:"
+	printf '%s\n' "${TIMINGS[@]}" | awk -F'\t' '{ printf "    %-22s %6.1fs  %s\n", $1, $2, $3 }'
+	echo "total wall time: $(elapsed "$t0")s"
+	echo "$total_p passed, $total_f failed, $total_s skipped"
+	[ "$total_f" -eq 0 ]
+}
+
+cmd_shell() {
+	local arch=${ARCHES%%,*}
+
+	# shellcheck disable=SC2086 # HOST_PKGS is a word list
+	ensure_pkgs $HOST_PKGS
+	prepare_tree
+	load_target "$arch"
+	# shellcheck disable=SC2086 # T_PKGS is a word list
+	ensure_pkgs $T_PKGS
+	configure_kernel
+	build_kernel
+	build_modules
+	build_user
+	build_rootfs
+	boot_guest shell
+}
+
+cmd_export() {
+	local pristine n p out=$REPO/kernel-patches
+
+	[ -d "$TREE/.git" ] || die "no prepared tree at $TREE: run './run.sh kunit' first"
+	pristine=$(git -C "$TREE" rev-parse pristine)
+	if [ -n "$(git -C "$TREE" status --porcelain --untracked-files=no)" ]; then
+		die "the tree has uncommitted edits; commit them first (git -C $TREE commit -a)"
+	fi
+	n=$(git -C "$TREE" rev-list --count "$pristine..HEAD")
+	mkdir -p "$out"
+	find "$out" -maxdepth 1 \( -name '*.patch' -o -name series \) -delete
+	if [ "$n" -gt 0 ]; then
+		git -C "$TREE" format-patch -q --cover-letter --base="$pristine" \
+			-o "$out" "$pristine..HEAD"
+		for p in "$out"/[0-9][0-9][0-9][0-9]-*.patch; do
+			case "$p" in */0000-cover-letter.patch) continue ;; esac
+			basename "$p"
+		done >"$out/series"
+	else
+		: >"$out/series"
+	fi
+	state_write "$(tarball_id)" "$(series_id)" "$(git -C "$TREE" rev-parse HEAD)"
+	info "exported $n patches to kernel-patches/ (series file: kernel-patches/series)"
+}
+
+main() {
+	local cmd=
+
+	ARCHES=${DEFAULT_ARCHES// /,}
+	KEEP_TREE=0
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		-h|--help|help) usage; exit 0 ;;
+		--arch) [ $# -ge 2 ] || usage_error "--arch needs a value"; ARCHES=$2; shift ;;
+		--arch=*) ARCHES=${1#--arch=} ;;
+		--timeout) [ $# -ge 2 ] || usage_error "--timeout needs a value"; BOOT_TIMEOUT=$2; shift ;;
+		--timeout=*) BOOT_TIMEOUT=${1#--timeout=} ;;
+		--keep-tree) KEEP_TREE=1 ;;
+		-*) usage_error "unknown option '$1'" ;;
+		*)
+			[ -z "$cmd" ] || usage_error "unexpected argument '$1'"
+			cmd=$1
+			;;
+		esac
+		shift
+	done
+	[ -n "$cmd" ] || usage_error "no command given"
+	case "$BOOT_TIMEOUT" in ''|*[!0-9]*) usage_error "--timeout takes seconds, not '$BOOT_TIMEOUT'" ;; esac
+	local a
+	for a in ${ARCHES//,/ }; do
+		[ -f "$REPO/targets/$a.conf" ] || usage_error "unknown target '$a' (known: $(known_targets))"
+	done
+
+	mkdir -p "$CACHE"
+	exec 9>"$CACHE/lock"
+	flock -n 9 || die "another run.sh is using $CACHE (lock: $CACHE/lock)"
+
+	case "$cmd" in
+	kunit) cmd_kunit ;;
+	test) ARCHES=${ARCHES:-${DEFAULT_ARCHES// /,}}; cmd_kunit ;;
+	shell) cmd_shell ;;
+	export) cmd_export ;;
+	*) usage_error "unknown command '$cmd'" ;;
+	esac
+}
+
+main "$@"
