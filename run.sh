@@ -17,7 +17,7 @@ BOOT_TIMEOUT=${SETFS_TIMEOUT:-300}
 DEFAULT_ARCHES="x86_64"
 # Packages every run needs on the host; targets add their own (T_PKGS).
 HOST_PKGS="git make gcc flex bison bc libelf-dev libssl-dev cpio xz-utils
-python3 ccache rsync dpkg-dev"
+python3 ccache rsync"
 
 export PYTHONDONTWRITEBYTECODE=1
 export GIT_AUTHOR_NAME=${GIT_AUTHOR_NAME:-setfs-probe}
@@ -219,15 +219,15 @@ state_write() {
 # series, edits to tracked files, files that are not tracked.  Prints a
 # description, nothing when the tree holds only what the series made.
 tree_unexported() {
-	local applied head status
+	local applied status
 
 	applied=$(state_get applied)
-	head=$(git -C "$TREE" rev-parse -q --verify HEAD 2>/dev/null || echo none)
-	if [ -n "$applied" ] && [ "$head" != "$applied" ]; then
-		echo "HEAD is $head, but the applied series ended at $applied:"
-		git -C "$TREE" log --oneline "$applied..HEAD" 2>/dev/null | head -20
-	elif [ -z "$applied" ]; then
+	if [ -z "$applied" ] ||
+	   ! git -C "$TREE" rev-parse -q --verify "$applied^{commit}" >/dev/null; then
 		echo "the tree has no record of which series it holds ($TREE_STATE)"
+	elif [ -n "$(git -C "$TREE" rev-list -n 1 "$applied..HEAD")" ]; then
+		echo "commits after the applied series ($applied):"
+		git -C "$TREE" log --oneline "$applied..HEAD" | head -20
 	fi
 	status=$(git -C "$TREE" status --porcelain --ignored 2>&1 | head -20)
 	if [ -n "$status" ]; then
@@ -259,7 +259,7 @@ apply_series() {
 			git -C "$TREE" reset -q --hard "$pristine"
 			state_write "$2" failed "$pristine"
 			die "patch $(basename "$p") does not apply to the pristine tree:
-$out"
+$(echo "$out" | grep -vE '^(hint:|When you have|If you prefer|To restore)')"
 		fi
 	done < <(series_patches)
 	state_write "$2" "$(series_id)" "$(git -C "$TREE" rev-parse HEAD)"
@@ -303,7 +303,8 @@ prepare_tree() {
 
 	if [ -d "$TREE/.git" ] && [ "$(state_get tarball)" = "$tid" ]; then
 		dirty=$(tree_unexported)
-		if [ -z "$dirty" ] && [ "$(state_get series)" = "$sid" ]; then
+		if [ -z "$dirty" ] && [ "$(state_get series)" = "$sid" ] &&
+		   [ "$(git -C "$TREE" rev-parse HEAD)" = "$(state_get applied)" ]; then
 			record_stage prepare "up to date" "$(elapsed "$t0")"
 			return
 		fi
@@ -636,7 +637,7 @@ SPLAT_RE='Kernel panic|Oops|BUG:|WARNING: CPU:|Call Trace:|general protection fa
 # kunit.py, count the results.
 report_target() {
 	local log=$T_WORK/console.log ktap=$T_WORK/results.ktap json=$T_WORK/results.json
-	local counts splat
+	local counts splat name
 
 	tr -d '\r' <"$log" | sed -n '/^SETFS-KTAP-BEGIN$/,/^SETFS-KTAP-END$/p' |
 		sed '1d;$d' >"$ktap"
@@ -674,6 +675,14 @@ def count(group):
 
 with open(sys.argv[1]) as fh:
     top = json.load(fh)
+def failures(group, path):
+    for case in group["test_cases"]:
+        if case["status"] not in ("PASS", "SKIP"):
+            print("failcase %s" % ".".join(path + [case["name"]]))
+    for sub in group["sub_groups"]:
+        failures(sub, path + [sub["name"]])
+
+failures(top, [])
 for suite in top["sub_groups"]:
     print("suite %s %d %d %d" % ((suite["name"],) + count(suite)))
 for case in top["test_cases"]:
@@ -684,6 +693,9 @@ EOF
 ) || die "$T_NAME: cannot read $json"
 	echo "$counts" | awk '$1 == "suite" { printf "    %-28s %4d passed %4d failed %4d skipped\n", $2, $3, $4, $5 }'
 	read -r _ T_PASS T_FAIL T_SKIP < <(echo "$counts" | grep '^total')
+	while read -r _ name; do
+		FAILED_CASES+=("$T_NAME: $name")
+	done < <(echo "$counts" | grep '^failcase ' || true)
 	if [ "$T_PASS$T_FAIL$T_SKIP" = 000 ]; then
 		T_FAIL=1
 		echo "run.sh: $T_NAME: the guest reported no test results" >&2
@@ -723,6 +735,7 @@ cmd_kunit() {
 
 	t0=$(now)
 	RESULTS=()
+	FAILED_CASES=()
 	# shellcheck disable=SC2086 # HOST_PKGS is a word list
 	ensure_pkgs $HOST_PKGS
 	echo "==== tree ===="
@@ -740,6 +753,10 @@ cmd_kunit() {
 		total_f=$((total_f + f))
 		total_s=$((total_s + s))
 	done
+	if [ ${#FAILED_CASES[@]} -gt 0 ]; then
+		echo "failed cases:"
+		printf '    %s\n' "${FAILED_CASES[@]}"
+	fi
 	echo "stage times:"
 	printf '%s\n' "${TIMINGS[@]}" | awk -F'\t' '{ printf "    %-22s %6.1fs  %s\n", $1, $2, $3 }'
 	echo "total wall time: $(elapsed "$t0")s"
