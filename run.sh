@@ -456,6 +456,9 @@ build_modules() {
 	record_stage modules "built (W=1)" "$(elapsed "$t0")"
 }
 
+# mtime of every initramfs entry (the user tests check it).
+CPIO_MTIME=1600000000
+
 USER_CFLAGS=(-static -O2 -g -Wall -Wextra -Werror -std=gnu11)
 
 build_user() {
@@ -512,7 +515,7 @@ fetch_busybox() {
 # names every entry (mode, owner, device numbers) explicitly.
 build_rootfs() {
 	local t0 key list=$T_WORK/initramfs.list cpio=$T_WORK/initramfs.cpio
-	local gen=$T_BUILD/usr/gen_init_cpio
+	local gen=$T_BUILD/usr/gen_init_cpio fixture
 
 	t0=$(now)
 	fetch_busybox
@@ -523,6 +526,11 @@ build_rootfs() {
 	fi
 	rm -f "$T_WORK/stamp.rootfs"
 	[ -x "$gen" ] || die "$gen is missing: the kernel config needs CONFIG_BLK_DEV_INITRD=y"
+	# Entries the user tests check (the seed's init-time helpers unpack
+	# them): modes, owners, links, a device node, fixed mtimes.
+	fixture=$T_WORK/initramfs.fixture
+	printf 'setfs fixture\n' >"$fixture"
+	touch -d @"$CPIO_MTIME" "$fixture"
 	cat >"$list" <<EOF
 dir /bin 0755 0 0
 dir /sbin 0755 0 0
@@ -539,8 +547,14 @@ file /init $REPO/rootfs/init 0755 0 0
 file /root/setfs_probe.ko $T_WORK/ext/module/setfs_probe.ko 0644 0 0
 file /root/setfs_kunit.ko $T_WORK/ext/kunit/setfs_kunit.ko 0644 0 0
 file /root/setfs_user $T_WORK/user/setfs_user 0755 0 0
+dir /setfs 0755 0 0
+dir /setfs/a 0750 1000 1000
+dir /setfs/a/b 0700 0 0
+file /setfs/a/b/file $fixture 0640 1000 100 /setfs/hardlink
+slink /setfs/symlink a/b/file 0777 0 0
+nod /setfs/chardev 0600 0 0 c 1 3
 EOF
-	"$gen" "$list" >"$cpio.new" 2>"$T_WORK/rootfs.log" ||
+	"$gen" -t "$CPIO_MTIME" "$list" >"$cpio.new" 2>"$T_WORK/rootfs.log" ||
 		{ cat "$T_WORK/rootfs.log" >&2; die "$T_NAME: gen_init_cpio failed"; }
 	mv "$cpio.new" "$cpio"
 	echo "$key" >"$T_WORK/stamp.rootfs"
@@ -550,6 +564,7 @@ EOF
 # ------------------------------------------------------------------ boot
 
 QEMU_PID=
+# shellcheck disable=SC2317 # run from the traps below
 cleanup() {
 	if [ -n "$QEMU_PID" ] && kill -0 "$QEMU_PID" 2>/dev/null; then
 		kill "$QEMU_PID" 2>/dev/null || true
@@ -847,4 +862,6 @@ main() {
 	esac
 }
 
-main "$@"
+# On one line, so that bash has read all it runs before main starts: the
+# script may be edited while it runs.
+main "$@"; exit $?
