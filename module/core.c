@@ -18,14 +18,19 @@ MODULE_PARM_DESC(size, "bytes in every fixture (default: two pages and 1808 byte
 const u8 *setfs_data;
 size_t setfs_data_size;
 
+/* Created in this order at load, removed in the reverse order at unload. */
 static const struct setfs_area setfs_areas[] = {
 	{ "proc", setfs_proc_init, setfs_proc_exit },
+#ifdef SETFS_HAVE_PROC_READ
+	{ "proc_legacy", setfs_proc_legacy_init, setfs_proc_legacy_exit },
+#endif
 };
 
 /**
  * setfs_probe_size() - number of bytes every fixture holds
  *
- * The byte at offset @pos of every fixture is setfs_pattern_byte(@pos).
+ * Every fixture holds setfs_pattern_byte(pos) at offset pos, for pos
+ * below this size.
  *
  * Return: the value of the "size" module parameter.
  */
@@ -58,6 +63,20 @@ ssize_t setfs_data_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		return -EFAULT;
 	iocb->ki_pos += copied;
 	return copied;
+}
+
+/**
+ * setfs_data_llseek() - llseek of every fixture: a file of setfs_data_size
+ * @file: the file
+ * @offset: new position, relative to @whence
+ * @whence: SEEK_SET, SEEK_CUR or SEEK_END
+ *
+ * Return: the new position, -EINVAL for other @whence values and for
+ * positions below 0 or beyond setfs_data_size.
+ */
+loff_t setfs_data_llseek(struct file *file, loff_t offset, int whence)
+{
+	return fixed_size_llseek(file, offset, whence, setfs_data_size);
 }
 
 static void setfs_exit_areas(size_t count)
@@ -96,6 +115,8 @@ static int __init setfs_probe_init(void)
 
 err_exit_areas:
 	setfs_exit_areas(i);
+	setfs_data = NULL;
+	setfs_data_size = 0;
 	vfree(data);
 	return ret;
 }

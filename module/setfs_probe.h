@@ -15,6 +15,7 @@ extern const u8 *setfs_data;
 extern size_t setfs_data_size;
 
 ssize_t setfs_data_read_iter(struct kiocb *iocb, struct iov_iter *to);
+loff_t setfs_data_llseek(struct file *file, loff_t offset, int whence);
 
 /*
  * One area of the probe (proc.c, ...): what it creates at load and
@@ -26,7 +27,12 @@ struct setfs_area {
 	void (*exit)(void);
 };
 
+/* proc.c: /proc/setfs_probe and, with ->proc_read, /proc/setfs_probe_legacy */
 int setfs_proc_init(void);
 void setfs_proc_exit(void);
+#ifdef SETFS_HAVE_PROC_READ
+int setfs_proc_legacy_init(void);
+void setfs_proc_legacy_exit(void);
+#endif
 
 #endif /* _SETFS_PROBE_H */
