@@ -24,6 +24,7 @@ static const struct setfs_area setfs_areas[] = {
 #ifdef SETFS_HAVE_PROC_READ
 	{ "proc_legacy", setfs_proc_legacy_init, setfs_proc_legacy_exit },
 #endif
+	{ "dev", setfs_dev_init, setfs_dev_exit },
 };
 
 /**

@@ -35,4 +35,9 @@ int setfs_proc_legacy_init(void);
 void setfs_proc_legacy_exit(void);
 #endif
 
+/* dev.c: the three fixture devices and the store their writes fill */
+int setfs_dev_init(void);
+void setfs_dev_exit(void);
+u64 setfs_store_checksum(void);
+
 #endif /* _SETFS_PROBE_H */
