@@ -25,6 +25,8 @@ static const struct setfs_area setfs_areas[] = {
 	{ "proc_legacy", setfs_proc_legacy_init, setfs_proc_legacy_exit },
 #endif
 	{ "dev", setfs_dev_init, setfs_dev_exit },
+	{ "nofault", setfs_nofault_init, setfs_nofault_exit },
+	{ "ctl", setfs_ctl_init, setfs_ctl_exit },
 };
 
 /**

@@ -40,4 +40,18 @@ int setfs_dev_init(void);
 void setfs_dev_exit(void);
 u64 setfs_store_checksum(void);
 
+/* nofault.c: the address classes of SETFS_IOC_NOFAULT */
+int setfs_nofault_init(void);
+void setfs_nofault_exit(void);
+
+/* ctl.c: the control device and its ioctl table */
+int setfs_ctl_init(void);
+void setfs_ctl_exit(void);
+
+/* One handler per ioctl of the control device; @arg is its structure. */
+long setfs_ctl_kernel_read(void *arg);
+long setfs_ctl_kernel_write(void *arg);
+long setfs_ctl_uaccess(void *arg);
+long setfs_ctl_nofault(void *arg);
+
 #endif /* _SETFS_PROBE_H */

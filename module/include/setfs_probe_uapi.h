@@ -6,6 +6,8 @@
 #ifndef _SETFS_PROBE_UAPI_H
 #define _SETFS_PROBE_UAPI_H
 
+#include <linux/const.h>
+#include <linux/ioctl.h>
 #include <linux/types.h>
 
 /*
@@ -14,7 +16,8 @@
  *
  * SETFS_PROC_PATH: ->proc_read_iter and ->proc_lseek.
  * SETFS_PROC_LEGACY_PATH: the same bytes through the old ->proc_read; only
- *	built against kernels whose struct proc_ops still has ->proc_read.
+ *	built against kernels whose struct proc_ops still has ->proc_read
+ *	(SETFS_INFO_PROC_LEGACY says whether it exists).
  * SETFS_DEV_PATH: misc device with ->read_iter and ->write_iter, no
  *	->splice_read or ->splice_write.
  * SETFS_DEV_LEGACY_PATH: misc device with ->read and ->write only.
@@ -25,7 +28,7 @@
  * Reads of the three devices return the pattern, whatever was written.
  * Writes to any of them store the bytes at the file position into one
  * store shared by the three devices, a copy of the pattern made at load
- * time; the control device reports its checksum.  A write is short when it
+ * time; SETFS_IOC_INFO reports its checksum.  A write is short when it
  * reaches the end of the store and fails with -ENOSPC when it starts at
  * or beyond the end.  ->write_iter stores what it could copy (a fault
  * part way makes a short write, -EFAULT when nothing was copied); ->write
@@ -59,8 +62,8 @@ static inline unsigned char setfs_pattern_byte(unsigned long long pos)
 /*
  * setfs_checksum() - 64-bit FNV-1a of @len bytes at @buf.
  *
- * The checksum the control device reports for kernel buffers, so that
- * user space can compute the expected value itself.
+ * The checksum SETFS_IOC_INFO reports for kernel buffers, so that user
+ * space can compute the expected value itself.
  */
 static inline __u64 setfs_checksum(const void *buf, unsigned long len)
 {
@@ -73,5 +76,121 @@ static inline __u64 setfs_checksum(const void *buf, unsigned long len)
 	}
 	return sum;
 }
+
+/*
+ * The control device SETFS_CTL_PATH (root only).  Every ioctl runs in the
+ * context of the calling task, so uaccess helpers see the caller's address
+ * space and kernel_read()/kernel_write() open files as the caller.  An
+ * ioctl returns 0 when it could run the operation, whatever the operation
+ * returned (that is in the structure), and -1 with errno set when its
+ * argument is malformed: EFAULT (structure or buffer not accessible),
+ * EINVAL (unknown op or target, size out of range), ENAMETOOLONG (path not
+ * NUL-terminated), ENOMEM, ENOTTY (unknown command).
+ */
+#define SETFS_IOC_MAGIC		0xf5
+
+/* SETFS_IOC_INFO: constants of the running kernel and the module. */
+#define SETFS_INFO_PROC_LEGACY	_BITULL(0)	/* SETFS_PROC_LEGACY_PATH exists */
+
+struct setfs_ctl_info {
+	__u64 task_size_max;	/* TASK_SIZE_MAX: first address access_ok() refuses */
+	__u64 page_size;	/* PAGE_SIZE */
+	__u64 size;		/* bytes in every fixture */
+	__u64 kbuf_addr;	/* kernel address of a module buffer of kbuf_size bytes */
+	__u64 kbuf_size;
+	__u64 kbuf_sum;		/* setfs_checksum() of that buffer now */
+	__u64 store_sum;	/* setfs_checksum() of the devices' store now */
+	__u64 flags;		/* SETFS_INFO_* */
+};
+
+/*
+ * SETFS_IOC_KERNEL_READ, SETFS_IOC_KERNEL_WRITE: filp_open(path) read-only
+ * (write-only), then kernel_read() (kernel_write()) of count bytes at pos
+ * between a kernel buffer and the user buffer buf.
+ */
+#define SETFS_CTL_PATH_MAX	256
+#define SETFS_CTL_RW_MAX	(1024 * 1024)	/* largest count */
+
+struct setfs_ctl_rw {
+	char path[SETFS_CTL_PATH_MAX];	/* in: NUL-terminated */
+	__u64 buf;		/* in: user buffer, destination (read) or source (write) */
+	__u64 count;		/* in: bytes, at most SETFS_CTL_RW_MAX */
+	__s64 pos;		/* in: file position; out: position after the call */
+	__s64 open_ret;		/* out: 0, or -errno of filp_open() (then ret is 0) */
+	__s64 ret;		/* out: bytes read (copied to buf) or written, or -errno */
+};
+
+/*
+ * SETFS_IOC_UACCESS: one uaccess helper on the user address addr.
+ *
+ *   op                         size            ret                  value/data
+ *   SETFS_UA_GET_USER          1, 2, 4, 8      get_user()           out: value (0 on error)
+ *   SETFS_UA_PUT_USER          1, 2, 4, 8      put_user()           in: value
+ *   SETFS_UA_COPY_FROM_USER    0..64           bytes not copied     out: data (tail zeroed)
+ *   SETFS_UA_COPY_TO_USER      0..64           bytes not copied     in: data
+ *   SETFS_UA_STRNCPY_FROM_USER 0..64 (count)   strncpy_from_user()  out: data
+ *   SETFS_UA_CLEAR_USER        any             bytes not cleared    -
+ *   SETFS_UA_ACCESS_OK         any             access_ok(): 1 or 0  -
+ *
+ * Kernel buffers start filled with SETFS_UA_FILL so that bytes a helper
+ * did not write are visible.
+ */
+#define SETFS_UA_DATA_MAX	64
+#define SETFS_UA_FILL		0xa5
+
+enum setfs_ua_op {
+	SETFS_UA_GET_USER,
+	SETFS_UA_PUT_USER,
+	SETFS_UA_COPY_FROM_USER,
+	SETFS_UA_COPY_TO_USER,
+	SETFS_UA_STRNCPY_FROM_USER,
+	SETFS_UA_CLEAR_USER,
+	SETFS_UA_ACCESS_OK,
+};
+
+struct setfs_ctl_uaccess {
+	__u64 op;		/* in: enum setfs_ua_op */
+	__u64 addr;		/* in: user address */
+	__u64 size;		/* in: bytes */
+	__u64 value;		/* in/out: see the table */
+	__s64 ret;		/* out: see the table */
+	__u8 data[SETFS_UA_DATA_MAX];	/* in/out: see the table */
+};
+
+/*
+ * SETFS_IOC_NOFAULT: get_kernel_nofault() of a u64 (SETFS_NF_GET) or
+ * copy_from_kernel_nofault() of size bytes, 1..8 (SETFS_NF_COPY), at an
+ * address of the class target.  addr returns the address used, value the
+ * bytes read, or 0 when the helper failed (its destination is undefined
+ * then, so the module does not pass it on).
+ */
+enum setfs_nf_op {
+	SETFS_NF_GET,
+	SETFS_NF_COPY,
+};
+
+enum setfs_nf_target {
+	SETFS_NF_GLOBAL,	/* a module global holding SETFS_NF_MAGIC */
+	SETFS_NF_NULL,		/* address 0 */
+	SETFS_NF_VMALLOC_GUARD,	/* the guard page after a vmalloc(PAGE_SIZE) */
+	SETFS_NF_ADDR,		/* addr as given: user, hole, vsyscall... */
+};
+
+#define SETFS_NF_MAGIC		0x5e7f5a11c0ffee01ULL
+
+struct setfs_ctl_nofault {
+	__u64 op;		/* in: enum setfs_nf_op */
+	__u64 target;		/* in: enum setfs_nf_target */
+	__u64 addr;		/* in: for SETFS_NF_ADDR; out: the address used */
+	__u64 size;		/* in: for SETFS_NF_COPY */
+	__s64 ret;		/* out: 0, -EFAULT or -ERANGE */
+	__u64 value;		/* out */
+};
+
+#define SETFS_IOC_INFO		_IOR(SETFS_IOC_MAGIC, 0, struct setfs_ctl_info)
+#define SETFS_IOC_KERNEL_READ	_IOWR(SETFS_IOC_MAGIC, 1, struct setfs_ctl_rw)
+#define SETFS_IOC_KERNEL_WRITE	_IOWR(SETFS_IOC_MAGIC, 2, struct setfs_ctl_rw)
+#define SETFS_IOC_UACCESS	_IOWR(SETFS_IOC_MAGIC, 3, struct setfs_ctl_uaccess)
+#define SETFS_IOC_NOFAULT	_IOWR(SETFS_IOC_MAGIC, 4, struct setfs_ctl_nofault)
 
 #endif /* _SETFS_PROBE_UAPI_H */
