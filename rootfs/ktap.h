@@ -2,42 +2,64 @@
 /*
  * Minimal KTAP writer for the user test binary, in the kselftest style:
  * every group is a subtest of the document, every case a result in it.
+ *
+ * Cases are rows of tables.  A row is any structure whose first member is
+ * the case name (const char *); the table's run() gets a pointer to the
+ * row.  Plain functions are rows of struct test_case, run by
+ * run_test_case().  Adding a case is adding a row.
  */
 #ifndef _SETFS_KTAP_H
 #define _SETFS_KTAP_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The kernel's name for it (compiler_attributes.h is not for user space). */
+#ifndef __printf
+#define __printf(a, b) __attribute__((	\
+	format(printf, a, b)))
+#endif
 
 enum case_result { CASE_PASS, CASE_FAIL, CASE_SKIP };
 
+struct ktap_table {
+	const void *rows;
+	size_t row_size;
+	unsigned int count;
+	enum case_result (*run)(const void *row);
+};
+
+/* ARRAY_SIZE() spelt out: @r only appears once outside sizeof. */
+#define KTAP_TABLE(r, fn) \
+	{ (r), sizeof((r)[0]), sizeof(r) / sizeof((r)[0]), (fn) }
+
+struct ktap_group {
+	const char *name;
+	const struct ktap_table *tables;
+	unsigned int ntables;
+	/* Optional: NULL on success, else why every case of the group fails. */
+	const char *(*setup)(void);
+	void (*teardown)(void);
+};
+
+/* A case that is just a function. */
 struct test_case {
 	const char *name;
 	enum case_result (*run)(void);
 };
 
-struct test_group {
-	const char *name;
-	const struct test_case *cases;
-	unsigned int count;
-};
+enum case_result run_test_case(const void *row);
 
 /* Diagnostic line inside the current case ("    # ..."). */
-static inline void __attribute__((format(printf, 1, 2)))
-diag(const char *fmt, ...)
-{
-	va_list ap;
+void diag(const char *fmt, ...) __printf(1, 2);
 
-	fputs("    # ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	fputc('\n', stdout);
-}
+/* Ends the current case as skipped, with @reason on its result line. */
+enum case_result ktap_skip(const char *reason);
 
-/* Skip reason of the current case; printed with its result line. */
-extern const char *skip_reason;
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+/* Runs every case of @g as subtest @number; returns the failures. */
+unsigned int ktap_run_group(const struct ktap_group *g, unsigned int number);
 
 #endif /* _SETFS_KTAP_H */

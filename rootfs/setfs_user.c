@@ -3,22 +3,26 @@
  * setfs_user: the user-space half of setfs-probe.  Runs in the guest after
  * setfs_probe.ko is loaded and checks, with exact values and errnos, what
  * the set_fs() removal series promised user space.  Prints KTAP: one
- * subtest per group, one result per case.  Exit status: 0 when every case
- * passed or skipped, 1 otherwise.
+ * subtest per group (user_*.c), one result per case.  Exit status: 0 when
+ * every case passed or skipped, 1 otherwise.
+ *
+ * This file holds main() and the helpers the groups share.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include "ktap.h"
-#include "setfs_probe_uapi.h"
+#include "setfs_user.h"
 
-const char *skip_reason;
+static const struct ktap_group *const groups[] = {
+	&proc_group,
+};
 
-static size_t fixture_size(void)
+size_t fixture_size(void)
 {
 	static size_t size;
 	FILE *f;
@@ -33,176 +37,240 @@ static size_t fixture_size(void)
 	return size;
 }
 
-/* The first offset in [0, len) where buf differs from the pattern at pos. */
-static long pattern_mismatch(const unsigned char *buf, size_t len, off_t pos)
+void fill_pattern(unsigned char *buf, size_t len, off_t pos)
 {
 	size_t i;
 
 	for (i = 0; i < len; i++)
-		if (buf[i] != setfs_pattern_byte(pos + i))
-			return (long)i;
-	return -1;
+		buf[i] = setfs_pattern_byte(pos + i);
 }
 
-static int open_fixture(const char *path)
+bool check_pattern(const char *what, const unsigned char *buf, size_t len,
+		   off_t pos)
 {
-	int fd = open(path, O_RDONLY);
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (buf[i] != setfs_pattern_byte(pos + i)) {
+			diag("%s: byte at offset %lld is 0x%02x, the pattern has 0x%02x",
+			     what, (long long)(pos + i), buf[i],
+			     setfs_pattern_byte(pos + i));
+			return false;
+		}
+	}
+	return true;
+}
+
+unsigned char *pattern_copy(size_t len, off_t pos)
+{
+	unsigned char *buf = malloc(len ? len : 1);
+
+	if (buf)
+		fill_pattern(buf, len, pos);
+	else
+		diag("out of memory");
+	return buf;
+}
+
+static const struct {
+	int err;
+	const char *name;
+} errno_names[] = {
+	{ EPERM, "EPERM" }, { ENOENT, "ENOENT" }, { EIO, "EIO" },
+	{ EBADF, "EBADF" }, { EAGAIN, "EAGAIN" }, { ENOMEM, "ENOMEM" },
+	{ EACCES, "EACCES" }, { EFAULT, "EFAULT" }, { EEXIST, "EEXIST" },
+	{ EINVAL, "EINVAL" }, { ENOSPC, "ENOSPC" }, { ESPIPE, "ESPIPE" },
+	{ ERANGE, "ERANGE" }, { ENOTTY, "ENOTTY" },
+	{ ENAMETOOLONG, "ENAMETOOLONG" },
+};
+
+const char *errno_name(int err)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(errno_names); i++)
+		if (errno_names[i].err == err)
+			return errno_names[i].name;
+	return "errno?";
+}
+
+bool check_ll(const char *what, long long got, long long want)
+{
+	if (got == want)
+		return true;
+	diag("%s: got %lld, expected %lld", what, got, want);
+	return false;
+}
+
+bool check_hex(const char *what, unsigned long long got,
+	       unsigned long long want)
+{
+	if (got == want)
+		return true;
+	diag("%s: got 0x%llx, expected 0x%llx", what, got, want);
+	return false;
+}
+
+bool check_oct(const char *what, unsigned long long got,
+	       unsigned long long want)
+{
+	if (got == want)
+		return true;
+	diag("%s: got 0%llo, expected 0%llo", what, got, want);
+	return false;
+}
+
+bool check_mem(const char *what, const void *got, const void *want,
+	       size_t len)
+{
+	const unsigned char *g = got, *w = want;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (g[i] != w[i]) {
+			diag("%s: byte %zu is 0x%02x, expected 0x%02x", what, i,
+			     g[i], w[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
+bool check_errno(const char *what, long long ret, int err, int want)
+{
+	if (ret == -1 && err == want)
+		return true;
+	if (ret == -1)
+		diag("%s: failed with %s (%d), expected %s", what,
+		     errno_name(err), err, errno_name(want));
+	else
+		diag("%s: returned %lld, expected -1 with %s", what, ret,
+		     errno_name(want));
+	return false;
+}
+
+bool check_kret(const char *what, long long got, long long want)
+{
+	if (got == want)
+		return true;
+	if (got < 0 && want < 0)
+		diag("%s: got -%s, expected -%s", what, errno_name(-got),
+		     errno_name(-want));
+	else if (got < 0)
+		diag("%s: got -%s (%lld), expected %lld", what,
+		     errno_name(-got), got, want);
+	else if (want < 0)
+		diag("%s: got %lld, expected -%s", what, got,
+		     errno_name(-want));
+	else
+		diag("%s: got %lld, expected %lld", what, got, want);
+	return false;
+}
+
+int open_path(const char *path, int flags)
+{
+	int fd = open(path, flags);
 
 	if (fd < 0)
 		diag("open %s: %s", path, strerror(errno));
 	return fd;
 }
 
-/* pread() of count bytes at pos returns exactly what the pattern says. */
-static enum case_result check_pread(const char *path, off_t pos, size_t count)
+ssize_t drain_pipe(int fd, unsigned char *buf, size_t max)
 {
-	size_t size = fixture_size();
-	size_t expect = pos >= (off_t)size ? 0 : size - pos;
-	enum case_result res = CASE_FAIL;
-	unsigned char *buf;
-	ssize_t ret;
-	long bad;
-	int fd;
-
-	if (expect > count)
-		expect = count;
-	buf = malloc(count ? count : 1);
-	fd = open_fixture(path);
-	if (!buf || fd < 0)
-		goto out;
-	ret = pread(fd, buf, count, pos);
-	if (ret != (ssize_t)expect) {
-		diag("pread(%zu at %lld) = %zd (%s), expected %zu", count,
-		     (long long)pos, ret, ret < 0 ? strerror(errno) : "ok",
-		     expect);
-		goto out;
-	}
-	bad = pattern_mismatch(buf, expect, pos);
-	if (bad >= 0) {
-		diag("byte %lld differs from the pattern", (long long)pos + bad);
-		goto out;
-	}
-	res = CASE_PASS;
-out:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	return res;
-}
-
-static enum case_result proc_read_whole(void)
-{
-	size_t size = fixture_size();
-	enum case_result res = CASE_FAIL;
-	unsigned char *buf = malloc(size + 1);
 	size_t got = 0;
 	ssize_t ret;
+	int avail;
+
+	if (ioctl(fd, FIONREAD, &avail) < 0) {
+		diag("FIONREAD: %s", strerror(errno));
+		return -1;
+	}
+	if ((size_t)avail > max) {
+		diag("pipe holds %d bytes, more than the %zu expected", avail,
+		     max);
+		return -1;
+	}
+	while (got < (size_t)avail) {
+		ret = read(fd, buf + got, avail - got);
+		if (ret <= 0) {
+			diag("read from pipe: %s",
+			     ret < 0 ? strerror(errno) : "EOF");
+			return -1;
+		}
+		got += ret;
+	}
+	return got;
+}
+
+bool ctl_call(unsigned long cmd, void *arg, const char *what)
+{
+	static int fd = -1;
+
+	if (fd < 0) {
+		fd = open(SETFS_CTL_PATH, O_RDWR | O_CLOEXEC);
+		if (fd < 0) {
+			diag("open %s: %s", SETFS_CTL_PATH, strerror(errno));
+			return false;
+		}
+	}
+	if (ioctl(fd, cmd, arg) < 0) {
+		diag("ioctl %s: %s", what, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+bool ctl_info(struct setfs_ctl_info *info)
+{
+	return ctl_call(SETFS_IOC_INFO, info, "SETFS_IOC_INFO");
+}
+
+enum case_result proc_legacy_state(void)
+{
+	struct setfs_ctl_info info;
+	struct stat st;
+	bool flag, file;
+
+	if (!ctl_info(&info))
+		return CASE_FAIL;
+	flag = info.flags & SETFS_INFO_PROC_LEGACY;
+	file = stat(SETFS_PROC_LEGACY_PATH, &st) == 0;
+	if (flag && file)
+		return CASE_PASS;
+	if (!flag && !file)
+		return ktap_skip("struct proc_ops has no ->proc_read in this kernel: "
+				 SETFS_PROC_LEGACY_PATH " is not built");
+	diag("%s %s but the module says it was %sbuilt",
+	     SETFS_PROC_LEGACY_PATH, file ? "exists" : "is missing",
+	     flag ? "" : "not ");
+	return CASE_FAIL;
+}
+
+bool store_restore(void)
+{
+	size_t size = fixture_size();
+	struct setfs_ctl_info info;
+	unsigned char *pattern = pattern_copy(size, 0);
+	bool ok = false;
+	ssize_t ret;
 	int fd;
 
-	fd = open_fixture(SETFS_PROC_PATH);
-	if (!buf || fd < 0)
-		goto out;
-	/* read() in odd-sized steps until EOF. */
-	while ((ret = read(fd, buf + got, got + 777 > size + 1 ? size + 1 - got : 777)) > 0)
-		got += ret;
-	if (ret < 0) {
-		diag("read: %s", strerror(errno));
-		goto out;
-	}
-	if (got != size) {
-		diag("read %zu bytes, expected %zu", got, size);
-		goto out;
-	}
-	if (pattern_mismatch(buf, size, 0) >= 0) {
-		diag("content differs from the pattern");
-		goto out;
-	}
-	res = CASE_PASS;
-out:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	return res;
-}
-
-static enum case_result proc_pread_start(void)
-{
-	return check_pread(SETFS_PROC_PATH, 0, 100);
-}
-
-static enum case_result proc_pread_mid_page(void)
-{
-	return check_pread(SETFS_PROC_PATH, 1000, 333);
-}
-
-static enum case_result proc_pread_cross_page(void)
-{
-	return check_pread(SETFS_PROC_PATH, 4096 - 5, 10);
-}
-
-static enum case_result proc_pread_at_eof(void)
-{
-	return check_pread(SETFS_PROC_PATH, fixture_size(), 16);
-}
-
-static enum case_result proc_pread_past_eof(void)
-{
-	return check_pread(SETFS_PROC_PATH, fixture_size() + 4096, 16);
-}
-
-static enum case_result proc_lseek_end(void)
-{
-	int fd = open_fixture(SETFS_PROC_PATH);
-	off_t off;
-
+	if (!pattern)
+		return false;
+	fd = open_path(SETFS_DEV_PATH, O_WRONLY);
 	if (fd < 0)
-		return CASE_FAIL;
-	off = lseek(fd, 0, SEEK_END);
+		goto out;
+	ret = pwrite(fd, pattern, size, 0);
 	close(fd);
-	if (off != (off_t)fixture_size()) {
-		diag("lseek(0, SEEK_END) = %lld, expected %zu", (long long)off,
-		     fixture_size());
-		return CASE_FAIL;
-	}
-	return CASE_PASS;
-}
-
-static const struct test_case proc_cases[] = {
-	{ "proc_read_whole_file", proc_read_whole },
-	{ "proc_pread_start", proc_pread_start },
-	{ "proc_pread_mid_page", proc_pread_mid_page },
-	{ "proc_pread_cross_page", proc_pread_cross_page },
-	{ "proc_pread_at_eof", proc_pread_at_eof },
-	{ "proc_pread_past_eof", proc_pread_past_eof },
-	{ "proc_lseek_end", proc_lseek_end },
-};
-
-static const struct test_group groups[] = {
-	{ "setfs_user_proc", proc_cases, ARRAY_SIZE(proc_cases) },
-};
-
-static int run_group(const struct test_group *g, unsigned int number)
-{
-	unsigned int i, failed = 0;
-
-	printf("    KTAP version 1\n    # Subtest: %s\n    1..%u\n", g->name,
-	       g->count);
-	for (i = 0; i < g->count; i++) {
-		enum case_result r;
-
-		skip_reason = NULL;
-		fflush(stdout);
-		r = g->cases[i].run();
-		if (r == CASE_SKIP)
-			printf("    ok %u %s # SKIP %s\n", i + 1, g->cases[i].name,
-			       skip_reason ? skip_reason : "no reason given");
-		else
-			printf("    %s %u %s\n", r == CASE_PASS ? "ok" : "not ok",
-			       i + 1, g->cases[i].name);
-		failed += r == CASE_FAIL;
-	}
-	printf("%s %u %s\n", failed ? "not ok" : "ok", number, g->name);
-	return failed;
+	if (!check_ll("restoring the store: pwrite", ret, size) ||
+	    !ctl_info(&info))
+		goto out;
+	ok = check_hex("store checksum after restoring the pattern",
+		       info.store_sum, setfs_checksum(pattern, size));
+out:
+	free(pattern);
+	return ok;
 }
 
 int main(void)
@@ -215,6 +283,6 @@ int main(void)
 		printf("# cannot read %s: is setfs_probe.ko loaded?\n",
 		       SETFS_SIZE_PARAM);
 	for (i = 0; i < ARRAY_SIZE(groups); i++)
-		failed += run_group(&groups[i], i + 1);
+		failed += ktap_run_group(groups[i], i + 1);
 	return failed ? 1 : 0;
 }

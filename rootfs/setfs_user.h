@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * setfs_user: helpers every group of the user test binary shares
+ * (setfs_user.c) and the groups themselves (user_*.c).
+ */
+#ifndef _SETFS_USER_H
+#define _SETFS_USER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "ktap.h"
+#include "setfs_probe_uapi.h"
+
+/* The groups, in the order they run. */
+extern const struct ktap_group proc_group;
+
+/* Bytes in every fixture (the module's "size" parameter), 0 if unknown. */
+size_t fixture_size(void);
+
+/* The fixture pattern: fill, compare, allocate a copy. */
+void fill_pattern(unsigned char *buf, size_t len, off_t pos);
+bool check_pattern(const char *what, const unsigned char *buf, size_t len,
+		   off_t pos);
+unsigned char *pattern_copy(size_t len, off_t pos);
+
+/* Comparisons that say what differed in a diagnostic line. */
+bool check_ll(const char *what, long long got, long long want);
+bool check_hex(const char *what, unsigned long long got,
+	       unsigned long long want);
+bool check_oct(const char *what, unsigned long long got,
+	       unsigned long long want);
+bool check_mem(const char *what, const void *got, const void *want,
+	       size_t len);
+/* A syscall result: @ret must be -1 with @err (saved errno) == @want. */
+bool check_errno(const char *what, long long ret, int err, int want);
+/* A kernel result (-errno or a count) against @want, errno-aware. */
+bool check_kret(const char *what, long long got, long long want);
+const char *errno_name(int err);
+
+int open_path(const char *path, int flags);
+
+/* Bytes waiting in a pipe, read into @buf (at most @max). */
+ssize_t drain_pipe(int fd, unsigned char *buf, size_t max);
+
+/* The control device (SETFS_CTL_PATH), opened once. */
+bool ctl_call(unsigned long cmd, void *arg, const char *what);
+bool ctl_info(struct setfs_ctl_info *info);
+
+/*
+ * Whether /proc/setfs_probe_legacy exists: CASE_PASS when the file and
+ * SETFS_INFO_PROC_LEGACY both say so, CASE_SKIP (with the reason) when
+ * both say it does not, CASE_FAIL when they disagree.
+ */
+enum case_result proc_legacy_state(void);
+
+/* Writes the pattern back into the devices' store and checks its sum. */
+bool store_restore(void);
+
+#endif /* _SETFS_USER_H */
