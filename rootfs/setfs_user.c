@@ -20,6 +20,7 @@
 
 static const struct ktap_group *const groups[] = {
 	&proc_group,
+	&splice_group,
 };
 
 size_t fixture_size(void)
