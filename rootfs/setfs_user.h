@@ -16,6 +16,7 @@
 /* The groups, in the order they run. */
 extern const struct ktap_group proc_group;
 extern const struct ktap_group splice_group;
+extern const struct ktap_group kernel_rw_group;
 
 /* Bytes in every fixture (the module's "size" parameter), 0 if unknown. */
 size_t fixture_size(void);
