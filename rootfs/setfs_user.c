@@ -22,6 +22,7 @@ static const struct ktap_group *const groups[] = {
 	&proc_group,
 	&splice_group,
 	&kernel_rw_group,
+	&uaccess_group,
 };
 
 size_t fixture_size(void)

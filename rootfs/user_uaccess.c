@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * setfs_user_uaccess: the uaccess helpers at the top of the user address
+ * space, run by the control device on addresses of this process.  Seed
+ * "x86: remove address space overrides using set_fs()" made the limit the
+ * constant TASK_SIZE_MAX (x86_64, 4-level paging: 2^47 - PAGE_SIZE):
+ *
+ * - get_user()/put_user() of n bytes (arch/x86/lib/getuser.S, putuser.S)
+ *   compare the address with TASK_SIZE_MAX - (n - 1) and fail with
+ *   -EFAULT at or above it: the last n bytes below TASK_SIZE_MAX work,
+ *   one byte higher does not, and a fault on an unmapped user page is
+ *   -EFAULT from the exception table.
+ * - access_ok(addr, size) is asm-generic __access_ok(): size <= limit &&
+ *   addr <= limit - size, so size 0 is fine up to and including the limit
+ *   and no size or address can wrap around.
+ * - copy_{from,to}_user() and clear_user() refuse the whole range when
+ *   access_ok() fails and return the bytes not copied (copy_from_user()
+ *   zeroes them in the kernel buffer); on a fault the x86 copy loops fall
+ *   back to bytes, so a copy that runs into an unmapped page is exact.
+ * - strncpy_from_user() stops at TASK_SIZE_MAX: -EFAULT when it gets
+ *   there before the NUL and before count bytes.
+ *
+ * The mappings: the highest user page (MAP_FIXED_NOREPLACE at
+ * TASK_SIZE_MAX - PAGE_SIZE), the page below it unmapped (the hole), and
+ * elsewhere a page followed by an unmapped one (the edge).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "setfs_user.h"
+
+static struct {
+	unsigned long top;	/* TASK_SIZE_MAX */
+	unsigned long page;
+	unsigned char *last;	/* the highest user page */
+	unsigned char *hole;	/* the page below it, unmapped */
+	unsigned char *low;	/* a page followed by an unmapped one... */
+	unsigned char *edge;	/* ...which starts here */
+	unsigned long kbuf;	/* kernel address of the module's buffer */
+} ua;
+
+/* What the two mapped pages must hold after a case. */
+static unsigned char *model_last, *model_low;
+
+static const char *uaccess_setup(void)
+{
+	struct setfs_ctl_info info;
+	void *p;
+
+	if (!ctl_info(&info))
+		return "SETFS_IOC_INFO failed";
+	ua.top = info.task_size_max;
+	ua.page = info.page_size;
+	ua.kbuf = info.kbuf_addr;
+	ua.last = (unsigned char *)(ua.top - ua.page);
+	ua.hole = ua.last - ua.page;
+
+	p = mmap(ua.last, ua.page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (p != ua.last)
+		return "mmap of the highest user page failed (already mapped?)";
+	/* Proves the hole was free, then keeps it free. */
+	p = mmap(ua.hole, ua.page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
+		 MAP_FIXED_NOREPLACE, -1, 0);
+	if (p != ua.hole)
+		return "the page below the highest user page is mapped";
+	munmap(ua.hole, ua.page);
+
+	p = mmap(NULL, 2 * ua.page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return "mmap of two pages failed";
+	ua.low = p;
+	ua.edge = ua.low + ua.page;
+	munmap(ua.edge, ua.page);
+
+	model_last = malloc(ua.page);
+	model_low = malloc(ua.page);
+	if (!model_last || !model_low)
+		return "out of memory";
+	return NULL;
+}
+
+static void uaccess_teardown(void)
+{
+	munmap(ua.last, ua.page);
+	munmap(ua.low, ua.page);
+	free(model_last);
+	free(model_low);
+}
+
+/* Fresh contents for both pages, and the same in their models. */
+static void refill(void)
+{
+	size_t i;
+
+	for (i = 0; i < ua.page; i++) {
+		ua.last[i] = 0x40 + (i & 0x3f);
+		ua.low[i] = 0x80 + (i & 0x3f);
+	}
+	memcpy(model_last, ua.last, ua.page);
+	memcpy(model_low, ua.low, ua.page);
+}
+
+/* The model byte for user address @addr, NULL outside the two pages. */
+static unsigned char *model_at(unsigned long addr)
+{
+	unsigned long last = (unsigned long)ua.last;
+	unsigned long low = (unsigned long)ua.low;
+
+	if (addr >= last && addr < last + ua.page)
+		return model_last + (addr - last);
+	if (addr >= low && addr < low + ua.page)
+		return model_low + (addr - low);
+	return NULL;
+}
+
+/* Copies between the model and @buf, byte by byte, for @len bytes. */
+static void model_read(unsigned long addr, unsigned char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = model_at(addr + i) ? *model_at(addr + i) : 0;
+}
+
+static void model_write(unsigned long addr, const unsigned char *buf,
+			size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (model_at(addr + i))
+			*model_at(addr + i) = buf[i];
+}
+
+enum ua_base {
+	AT_TOP,		/* TASK_SIZE_MAX */
+	AT_LAST,	/* the highest user page */
+	AT_HOLE,	/* the unmapped page below it */
+	AT_EDGE,	/* the unmapped page after a mapped one */
+	AT_KBUF,	/* a kernel address (module global) */
+	AT_ZERO,	/* off is the address */
+};
+
+enum ua_size {
+	SZ_BYTES,	/* size as given */
+	SZ_PAGE,	/* PAGE_SIZE + size */
+	SZ_TOP,		/* TASK_SIZE_MAX + size */
+};
+
+struct ua_row {
+	const char *name;
+	unsigned int op;
+	enum ua_base base;
+	long long off;
+	unsigned long long size;
+	enum ua_size unit;
+	long long ret;
+	const char *place;	/* placed at the address first... */
+	size_t place_len;	/* ...this many bytes of it */
+};
+
+#define GET(n, b, o, s, r)	{ n, SETFS_UA_GET_USER, b, o, s, SZ_BYTES, r, NULL, 0 }
+#define PUT(n, b, o, s, r)	{ n, SETFS_UA_PUT_USER, b, o, s, SZ_BYTES, r, NULL, 0 }
+#define CFU(n, b, o, s, r)	{ n, SETFS_UA_COPY_FROM_USER, b, o, s, SZ_BYTES, r, NULL, 0 }
+#define CTU(n, b, o, s, r)	{ n, SETFS_UA_COPY_TO_USER, b, o, s, SZ_BYTES, r, NULL, 0 }
+#define CLR(n, b, o, s, r)	{ n, SETFS_UA_CLEAR_USER, b, o, s, SZ_BYTES, r, NULL, 0 }
+#define STR(n, b, o, s, r, p, l) \
+	{ n, SETFS_UA_STRNCPY_FROM_USER, b, o, s, SZ_BYTES, r, p, l }
+#define AOK(n, b, o, s, u, r)	{ n, SETFS_UA_ACCESS_OK, b, o, s, u, r, NULL, 0 }
+
+static const struct ua_row ua_rows[] = {
+	GET("get_user_1_last_byte", AT_TOP, -1, 1, 0),
+	GET("get_user_2_last_bytes", AT_TOP, -2, 2, 0),
+	GET("get_user_4_last_bytes", AT_TOP, -4, 4, 0),
+	GET("get_user_8_last_bytes", AT_TOP, -8, 8, 0),
+	GET("get_user_2_straddles_task_size_max", AT_TOP, -1, 2, -EFAULT),
+	GET("get_user_4_straddles_task_size_max", AT_TOP, -3, 4, -EFAULT),
+	GET("get_user_8_straddles_task_size_max", AT_TOP, -7, 8, -EFAULT),
+	GET("get_user_1_at_task_size_max", AT_TOP, 0, 1, -EFAULT),
+	GET("get_user_2_at_task_size_max", AT_TOP, 0, 2, -EFAULT),
+	GET("get_user_4_at_task_size_max", AT_TOP, 0, 4, -EFAULT),
+	GET("get_user_8_at_task_size_max", AT_TOP, 0, 8, -EFAULT),
+	GET("get_user_8_kernel_address", AT_KBUF, 0, 8, -EFAULT),
+	GET("get_user_8_unmapped_page", AT_HOLE, 0, 8, -EFAULT),
+	GET("get_user_4_null", AT_ZERO, 0, 4, -EFAULT),
+	PUT("put_user_1_last_byte", AT_TOP, -1, 1, 0),
+	PUT("put_user_2_last_bytes", AT_TOP, -2, 2, 0),
+	PUT("put_user_4_last_bytes", AT_TOP, -4, 4, 0),
+	PUT("put_user_8_last_bytes", AT_TOP, -8, 8, 0),
+	PUT("put_user_2_straddles_task_size_max", AT_TOP, -1, 2, -EFAULT),
+	PUT("put_user_4_straddles_task_size_max", AT_TOP, -3, 4, -EFAULT),
+	PUT("put_user_8_straddles_task_size_max", AT_TOP, -7, 8, -EFAULT),
+	PUT("put_user_1_at_task_size_max", AT_TOP, 0, 1, -EFAULT),
+	PUT("put_user_2_at_task_size_max", AT_TOP, 0, 2, -EFAULT),
+	PUT("put_user_4_at_task_size_max", AT_TOP, 0, 4, -EFAULT),
+	PUT("put_user_8_at_task_size_max", AT_TOP, 0, 8, -EFAULT),
+	PUT("put_user_8_kernel_address", AT_KBUF, 0, 8, -EFAULT),
+	PUT("put_user_8_unmapped_page", AT_HOLE, 0, 8, -EFAULT),
+	PUT("put_user_4_null", AT_ZERO, 0, 4, -EFAULT),
+	CFU("copy_from_user_last_16_bytes", AT_TOP, -16, 16, 0),
+	CFU("copy_from_user_straddles_task_size_max", AT_TOP, -8, 16, 16),
+	CFU("copy_from_user_zero_bytes_at_task_size_max", AT_TOP, 0, 0, 0),
+	CFU("copy_from_user_partial_before_unmapped", AT_EDGE, -8, 16, 8),
+	CFU("copy_from_user_kernel_address", AT_KBUF, 0, 16, 16),
+	CTU("copy_to_user_last_16_bytes", AT_TOP, -16, 16, 0),
+	CTU("copy_to_user_straddles_task_size_max", AT_TOP, -8, 16, 16),
+	CTU("copy_to_user_zero_bytes_at_task_size_max", AT_TOP, 0, 0, 0),
+	CTU("copy_to_user_partial_before_unmapped", AT_EDGE, -8, 16, 8),
+	CTU("copy_to_user_kernel_address", AT_KBUF, 0, 16, 16),
+	STR("strncpy_from_user_nul_before_task_size_max", AT_TOP, -4, 16, 3,
+	    "abc", 4),
+	STR("strncpy_from_user_no_nul_before_task_size_max", AT_TOP, -4, 16,
+	    -EFAULT, "abcd", 4),
+	STR("strncpy_from_user_count_reached_at_task_size_max", AT_TOP, -4, 4,
+	    4, "abcd", 4),
+	STR("strncpy_from_user_at_task_size_max", AT_TOP, 0, 16, -EFAULT,
+	    NULL, 0),
+	STR("strncpy_from_user_kernel_address", AT_KBUF, 0, 16, -EFAULT,
+	    NULL, 0),
+	STR("strncpy_from_user_unmapped_page", AT_HOLE, 0, 16, -EFAULT,
+	    NULL, 0),
+	STR("strncpy_from_user_no_nul_before_unmapped", AT_EDGE, -4, 16,
+	    -EFAULT, "abcd", 4),
+	CLR("clear_user_last_16_bytes", AT_TOP, -16, 16, 0),
+	CLR("clear_user_straddles_task_size_max", AT_TOP, -8, 16, 16),
+	CLR("clear_user_partial_before_unmapped", AT_EDGE, -8, 16, 8),
+	CLR("clear_user_kernel_address", AT_KBUF, 0, 16, 16),
+	AOK("access_ok_last_byte", AT_TOP, -1, 1, SZ_BYTES, 1),
+	AOK("access_ok_at_task_size_max", AT_TOP, 0, 1, SZ_BYTES, 0),
+	AOK("access_ok_straddles_task_size_max", AT_TOP, -1, 2, SZ_BYTES, 0),
+	AOK("access_ok_zero_size_at_task_size_max", AT_TOP, 0, 0, SZ_BYTES, 1),
+	AOK("access_ok_last_page", AT_LAST, 0, 0, SZ_PAGE, 1),
+	AOK("access_ok_last_page_and_a_byte", AT_LAST, 0, 1, SZ_PAGE, 0),
+	AOK("access_ok_null_zero_size", AT_ZERO, 0, 0, SZ_BYTES, 1),
+	AOK("access_ok_whole_user_space", AT_ZERO, 0, 0, SZ_TOP, 1),
+	AOK("access_ok_beyond_user_space", AT_ZERO, 0, 1, SZ_TOP, 0),
+	AOK("access_ok_wrapping_size", AT_ZERO, 1, ~0ULL, SZ_BYTES, 0),
+	AOK("access_ok_wrapping_address", AT_ZERO, -1, 1, SZ_BYTES, 0),
+	AOK("access_ok_kernel_address", AT_KBUF, 0, 1, SZ_BYTES, 0),
+};
+
+static unsigned long row_addr(const struct ua_row *r)
+{
+	unsigned long base = 0;
+
+	switch (r->base) {
+	case AT_TOP:
+		base = ua.top;
+		break;
+	case AT_LAST:
+		base = (unsigned long)ua.last;
+		break;
+	case AT_HOLE:
+		base = (unsigned long)ua.hole;
+		break;
+	case AT_EDGE:
+		base = (unsigned long)ua.edge;
+		break;
+	case AT_KBUF:
+		base = ua.kbuf;
+		break;
+	case AT_ZERO:
+		break;
+	}
+	return base + r->off;
+}
+
+/* The little-endian value of @n bytes. */
+static unsigned long long le_value(const unsigned char *b, size_t n)
+{
+	unsigned long long v = 0;
+
+	while (n--)
+		v = v << 8 | b[n];
+	return v;
+}
+
+/* Checks the kernel buffer of a copy: copied bytes, zeroes, fill. */
+static bool check_ua_data(const struct ua_row *r,
+			  const struct setfs_ctl_uaccess *c,
+			  unsigned long addr)
+{
+	unsigned char want[SETFS_UA_DATA_MAX];
+	size_t copied = r->size - r->ret, n = r->size;
+
+	memset(want, SETFS_UA_FILL, sizeof(want));
+	if (r->op == SETFS_UA_COPY_FROM_USER) {
+		model_read(addr, want, copied);
+		memset(want + copied, 0, n - copied);
+	} else if (r->ret >= 0) {
+		/* strncpy_from_user(): the string and its NUL if it got there. */
+		copied = r->ret < (long long)n ? (size_t)r->ret + 1 : n;
+		model_read(addr, want, copied);
+	} else {
+		return true;	/* -EFAULT: "some data may have been copied" */
+	}
+	return check_mem("kernel buffer", c->data, want, sizeof(want));
+}
+
+static enum case_result run_ua_row(const void *data)
+{
+	const struct ua_row *r = data;
+	unsigned long addr = row_addr(r);
+	struct setfs_ctl_info before, after;
+	struct setfs_ctl_uaccess c = { 0 };
+	unsigned char bytes[SETFS_UA_DATA_MAX];
+	size_t i;
+	bool ok;
+
+	refill();
+	if (r->place) {
+		memcpy((void *)addr, r->place, r->place_len);
+		model_write(addr, (const unsigned char *)r->place,
+			    r->place_len);
+	}
+	c.op = r->op;
+	c.addr = addr;
+	c.size = r->size;
+	if (r->unit == SZ_PAGE)
+		c.size += ua.page;
+	else if (r->unit == SZ_TOP)
+		c.size += ua.top;
+	c.value = 0x8877665544332211ULL;
+	for (i = 0; i < sizeof(c.data); i++)
+		c.data[i] = 0xc0 + i;
+	if (!ctl_info(&before) ||
+	    !ctl_call(SETFS_IOC_UACCESS, &c, "SETFS_IOC_UACCESS") ||
+	    !ctl_info(&after))
+		return CASE_FAIL;
+
+	ok = check_kret("result", c.ret, r->ret);
+	switch (r->op) {
+	case SETFS_UA_GET_USER:
+		model_read(addr, bytes, r->size);
+		ok = ok && check_hex("value read", c.value,
+				     r->ret ? 0 : le_value(bytes, r->size));
+		break;
+	case SETFS_UA_PUT_USER:
+		for (i = 0; !r->ret && i < r->size; i++)
+			bytes[i] = c.value >> (8 * i);
+		if (!r->ret)
+			model_write(addr, bytes, r->size);
+		break;
+	case SETFS_UA_COPY_TO_USER:
+		model_write(addr, c.data, r->size - r->ret);
+		break;
+	case SETFS_UA_CLEAR_USER:
+		memset(bytes, 0, sizeof(bytes));
+		model_write(addr, bytes, r->size - r->ret);
+		break;
+	case SETFS_UA_COPY_FROM_USER:
+	case SETFS_UA_STRNCPY_FROM_USER:
+		ok = ok && check_ua_data(r, &c, addr);
+		break;
+	}
+	ok = ok && check_mem("highest user page", ua.last, model_last, ua.page) &&
+	     check_mem("page before the unmapped one", ua.low, model_low,
+		       ua.page) &&
+	     check_hex("kernel buffer checksum", after.kbuf_sum,
+		       before.kbuf_sum);
+	return ok ? CASE_PASS : CASE_FAIL;
+}
+
+static const struct ktap_table uaccess_tables[] = {
+	KTAP_TABLE(ua_rows, run_ua_row),
+};
+
+const struct ktap_group uaccess_group = {
+	.name = "setfs_user_uaccess",
+	.tables = uaccess_tables,
+	.ntables = ARRAY_SIZE(uaccess_tables),
+	.setup = uaccess_setup,
+	.teardown = uaccess_teardown,
+};
