@@ -23,6 +23,7 @@ static const struct ktap_group *const groups[] = {
 	&splice_group,
 	&kernel_rw_group,
 	&uaccess_group,
+	&kernel_ptr_group,
 };
 
 size_t fixture_size(void)
