@@ -24,6 +24,7 @@ static const struct ktap_group *const groups[] = {
 	&kernel_rw_group,
 	&uaccess_group,
 	&kernel_ptr_group,
+	&nofault_group,
 };
 
 size_t fixture_size(void)

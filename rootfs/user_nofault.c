@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * setfs_user_nofault: get_kernel_nofault() and copy_from_kernel_nofault()
+ * (mm/maccess.c), which replaced probe_kernel_read() and its set_fs().
+ * copy_from_kernel_nofault() first asks copy_from_kernel_nofault_allowed()
+ * and returns -ERANGE when it says no; otherwise it reads with page faults
+ * disabled and returns -EFAULT when a read faults, 0 when all went well.
+ * get_kernel_nofault() is copy_from_kernel_nofault() of sizeof(val).
+ *
+ * x86_64 (arch/x86/mm/maccess.c) allows an address only when it is
+ *   - not below TASK_SIZE_MAX + PAGE_SIZE (user space and the guard page
+ *     after it: NULL and every user address, mapped or not, are -ERANGE);
+ *   - not in the vsyscall page (-ERANGE although above TASK_SIZE_MAX);
+ *   - canonical for the CPU's virtual address bits (-ERANGE otherwise).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "setfs_user.h"
+
+enum nf_addr {
+	NF_NONE,		/* the target needs no address */
+	NF_USER,		/* a mapped, readable user variable */
+	NF_KBUF,		/* INFO's kernel buffer */
+	NF_TOP,			/* TASK_SIZE_MAX */
+	NF_TOP_GUARD_END,	/* the last 8 bytes of the page after it */
+	NF_NON_CANONICAL,	/* 1 << 63 */
+	NF_VSYSCALL,		/* the vsyscall page, 0xffffffffff600000 */
+	NF_KERNEL_HOLE,		/* 0xffff800000000000, see below */
+};
+
+enum nf_value {
+	NF_ZERO,		/* nothing read */
+	NF_MAGIC,		/* SETFS_NF_MAGIC, its first size bytes */
+	NF_KBUF_BYTES,		/* the pattern at the start of the buffer */
+};
+
+struct nf_row {
+	const char *name;
+	unsigned int op;
+	unsigned int target;
+	enum nf_addr addr;
+	unsigned long long size;	/* SETFS_NF_COPY */
+	long long ret;
+	enum nf_value value;
+};
+
+static const struct nf_row nf_rows[] = {
+	/* A module global is mapped kernel memory: read, 0. */
+	{ "get_kernel_nofault_module_global", SETFS_NF_GET, SETFS_NF_GLOBAL,
+	  NF_NONE, 0, 0, NF_MAGIC },
+	{ "copy_from_kernel_nofault_module_global_8", SETFS_NF_COPY,
+	  SETFS_NF_GLOBAL, NF_NONE, 8, 0, NF_MAGIC },
+	{ "copy_from_kernel_nofault_module_global_3", SETFS_NF_COPY,
+	  SETFS_NF_GLOBAL, NF_NONE, 3, 0, NF_MAGIC },
+	/* The same for the buffer whose address INFO gives user space. */
+	{ "get_kernel_nofault_info_kernel_buffer", SETFS_NF_GET, SETFS_NF_ADDR,
+	  NF_KBUF, 0, 0, NF_KBUF_BYTES },
+	/* NULL is below TASK_SIZE_MAX + PAGE_SIZE: refused, no access. */
+	{ "get_kernel_nofault_null_erange", SETFS_NF_GET, SETFS_NF_NULL,
+	  NF_NONE, 0, -ERANGE, NF_ZERO },
+	{ "copy_from_kernel_nofault_null_erange", SETFS_NF_COPY, SETFS_NF_NULL,
+	  NF_NONE, 1, -ERANGE, NF_ZERO },
+	/*
+	 * The guard page after a vmalloc() area is a canonical kernel
+	 * address, so allowed, and never mapped: the read faults, -EFAULT.
+	 */
+	{ "get_kernel_nofault_vmalloc_guard_efault", SETFS_NF_GET,
+	  SETFS_NF_VMALLOC_GUARD, NF_NONE, 0, -EFAULT, NF_ZERO },
+	{ "copy_from_kernel_nofault_vmalloc_guard_efault", SETFS_NF_COPY,
+	  SETFS_NF_VMALLOC_GUARD, NF_NONE, 1, -EFAULT, NF_ZERO },
+	/*
+	 * A user address is refused even when it is mapped and readable:
+	 * the nofault helpers read kernel memory only.
+	 */
+	{ "get_kernel_nofault_user_address_erange", SETFS_NF_GET,
+	  SETFS_NF_ADDR, NF_USER, 0, -ERANGE, NF_ZERO },
+	{ "copy_from_kernel_nofault_user_address_erange", SETFS_NF_COPY,
+	  SETFS_NF_ADDR, NF_USER, 8, -ERANGE, NF_ZERO },
+	/* TASK_SIZE_MAX and the page after it: the user guard page. */
+	{ "get_kernel_nofault_task_size_max_erange", SETFS_NF_GET,
+	  SETFS_NF_ADDR, NF_TOP, 0, -ERANGE, NF_ZERO },
+	{ "get_kernel_nofault_end_of_user_guard_page_erange", SETFS_NF_GET,
+	  SETFS_NF_ADDR, NF_TOP_GUARD_END, 0, -ERANGE, NF_ZERO },
+	/* Not canonical with 48 virtual address bits. */
+	{ "get_kernel_nofault_non_canonical_erange", SETFS_NF_GET,
+	  SETFS_NF_ADDR, NF_NON_CANONICAL, 0, -ERANGE, NF_ZERO },
+	/* Above TASK_SIZE_MAX but counted as user space. */
+	{ "get_kernel_nofault_vsyscall_page_erange", SETFS_NF_GET,
+	  SETFS_NF_ADDR, NF_VSYSCALL, 0, -ERANGE, NF_ZERO },
+	/*
+	 * The first canonical kernel address starts the guard hole that
+	 * Documentation/x86/x86_64/mm.rst reserves for hypervisors and
+	 * Linux never maps: allowed, and the read faults.
+	 */
+	{ "get_kernel_nofault_kernel_guard_hole_efault", SETFS_NF_GET,
+	  SETFS_NF_ADDR, NF_KERNEL_HOLE, 0, -EFAULT, NF_ZERO },
+};
+
+static const unsigned long long nf_user_var = 0x0123456789abcdefULL;
+
+static unsigned long long nf_address(const struct nf_row *r,
+				     const struct setfs_ctl_info *info)
+{
+	switch (r->addr) {
+	case NF_NONE:
+		return 0;
+	case NF_USER:
+		return (unsigned long)&nf_user_var;
+	case NF_KBUF:
+		return info->kbuf_addr;
+	case NF_TOP:
+		return info->task_size_max;
+	case NF_TOP_GUARD_END:
+		return info->task_size_max + info->page_size - 8;
+	case NF_NON_CANONICAL:
+		return 1ULL << 63;
+	case NF_VSYSCALL:
+		return 0xffffffffff600000ULL;
+	case NF_KERNEL_HOLE:
+		return 0xffff800000000000ULL;
+	}
+	return 0;
+}
+
+static unsigned long long nf_expected_value(const struct nf_row *r)
+{
+	unsigned long long v = 0;
+	unsigned int i, n = r->op == SETFS_NF_GET ? 8 : r->size;
+
+	switch (r->value) {
+	case NF_ZERO:
+		return 0;
+	case NF_MAGIC:
+		return n < 8 ? SETFS_NF_MAGIC & ((1ULL << (8 * n)) - 1) :
+			       SETFS_NF_MAGIC;
+	case NF_KBUF_BYTES:
+		for (i = 0; i < n; i++)
+			v |= (unsigned long long)setfs_pattern_byte(i) << (8 * i);
+		return v;
+	}
+	return 0;
+}
+
+static enum case_result run_nf_row(const void *data)
+{
+	const struct nf_row *r = data;
+	struct setfs_ctl_nofault c = { 0 };
+	struct setfs_ctl_info info;
+
+	if (!ctl_info(&info))
+		return CASE_FAIL;
+	c.op = r->op;
+	c.target = r->target;
+	c.addr = nf_address(r, &info);
+	c.size = r->size;
+	if (!ctl_call(SETFS_IOC_NOFAULT, &c, "SETFS_IOC_NOFAULT"))
+		return CASE_FAIL;
+	if (check_kret("result", c.ret, r->ret) &&
+	    check_hex("value read", c.value, nf_expected_value(r)))
+		return CASE_PASS;
+	diag("address used: 0x%llx", (unsigned long long)c.addr);
+	return CASE_FAIL;
+}
+
+static const struct ktap_table nofault_tables[] = {
+	KTAP_TABLE(nf_rows, run_nf_row),
+};
+
+const struct ktap_group nofault_group = {
+	.name = "setfs_user_nofault",
+	.tables = nofault_tables,
+	.ntables = ARRAY_SIZE(nofault_tables),
+};
