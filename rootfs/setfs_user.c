@@ -25,6 +25,7 @@ static const struct ktap_group *const groups[] = {
 	&uaccess_group,
 	&kernel_ptr_group,
 	&nofault_group,
+	&initramfs_group,
 };
 
 size_t fixture_size(void)
