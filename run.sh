@@ -20,10 +20,14 @@ HOST_PKGS="git make gcc flex bison bc libelf-dev libssl-dev cpio xz-utils
 python3 ccache rsync"
 
 export PYTHONDONTWRITEBYTECODE=1
-export GIT_AUTHOR_NAME=${GIT_AUTHOR_NAME:-setfs-probe}
-export GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL:-setfs-probe@localhost}
-export GIT_COMMITTER_NAME=${GIT_COMMITTER_NAME:-$GIT_AUTHOR_NAME}
-export GIT_COMMITTER_EMAIL=${GIT_COMMITTER_EMAIL:-$GIT_AUTHOR_EMAIL}
+# git am and the pristine commit need a committer; use the developer's
+# identity when git has one.
+if [ -z "$(git config --get user.email 2>/dev/null)" ]; then
+	export GIT_AUTHOR_NAME=${GIT_AUTHOR_NAME:-setfs-probe}
+	export GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL:-setfs-probe@localhost}
+	export GIT_COMMITTER_NAME=${GIT_COMMITTER_NAME:-$GIT_AUTHOR_NAME}
+	export GIT_COMMITTER_EMAIL=${GIT_COMMITTER_EMAIL:-$GIT_AUTHOR_EMAIL}
+fi
 
 usage() {
 	cat <<EOF
@@ -37,6 +41,9 @@ Commands:
   shell          boot the guest with an interactive shell (modules in /root)
   export         turn the commits on top of the pristine tree into
                  kernel-patches/ (git format-patch --cover-letter)
+  check-patches  apply the series one patch at a time to a scratch tree;
+                 for each, build the objects it touches (allmodconfig, per
+                 architecture) and run checkpatch.pl --strict
   help           this text
 
 Options:
@@ -341,6 +348,7 @@ tree_id() {
 
 fragments() {
 	echo "$REPO/config/base.config"
+	echo "$REPO/config/procfs.config"
 	echo "$REPO/$T_FRAGMENT"
 	echo "$REPO/kunit/.kunitconfig"
 }
@@ -728,6 +736,223 @@ EOF
 	echo "    console log: $log"
 }
 
+# ---------------------------------------------------------- check-patches
+
+# Where an object is compile-tested: a path prefix -> the ARCH to build it
+# with (first match wins; everything else: x86_64).  Architecture code that
+# depends on a machine, not just on arch/, is listed explicitly.
+CHECK_ARCH_BY_PATH="
+arch/x86/ x86_64
+arch/powerpc/ powerpc
+drivers/macintosh/ powerpc
+arch/arm/ arm
+arch/arm64/ arm64
+arch/m68k/ m68k
+drivers/nubus/ m68k
+arch/riscv/ riscv
+arch/s390/ s390
+drivers/s390/ s390
+arch/alpha/ alpha
+arch/sh/ sh
+arch/sparc/ sparc
+arch/um/ um
+arch/parisc/ parisc
+drivers/parisc/ parisc
+drivers/pnp/pnpbios/ i386
+"
+
+# ARCH -> "make ARCH value, cross prefix, Debian package of the compiler".
+check_toolchain() {
+	case "$1" in
+	x86_64) echo "x86_64 - gcc" ;;
+	i386) echo "i386 - gcc" ;;
+	um) echo "um - gcc" ;;
+	powerpc) echo "powerpc powerpc64le-linux-gnu- gcc-powerpc64le-linux-gnu" ;;
+	arm) echo "arm arm-linux-gnueabihf- gcc-arm-linux-gnueabihf" ;;
+	arm64) echo "arm64 aarch64-linux-gnu- gcc-aarch64-linux-gnu" ;;
+	m68k) echo "m68k m68k-linux-gnu- gcc-m68k-linux-gnu" ;;
+	riscv) echo "riscv riscv64-linux-gnu- gcc-riscv64-linux-gnu" ;;
+	s390) echo "s390 s390x-linux-gnu- gcc-s390x-linux-gnu" ;;
+	alpha) echo "alpha alpha-linux-gnu- gcc-alpha-linux-gnu" ;;
+	sh) echo "sh sh4-linux-gnu- gcc-sh4-linux-gnu" ;;
+	sparc) echo "sparc sparc64-linux-gnu- gcc-sparc64-linux-gnu" ;;
+	parisc) echo "parisc hppa-linux-gnu- gcc-hppa-linux-gnu" ;;
+	*) return 1 ;;
+	esac
+}
+
+check_arch_of() {
+	local f=$1 prefix arch
+
+	while read -r prefix arch; do
+		[ -n "$prefix" ] || continue
+		case "$f" in "$prefix"*) echo "$arch"; return ;; esac
+	done <<<"$CHECK_ARCH_BY_PATH"
+	echo x86_64
+}
+
+# The scratch tree check-patches applies the series to, one patch at a
+# time: a git worktree of $TREE that run.sh owns and resets freely.
+CHECK_TREE=$CACHE/check/tree
+
+check_tree_reset() {
+	if [ ! -d "$CHECK_TREE" ]; then
+		git -C "$TREE" worktree prune
+		mkdir -p "$CACHE/check"
+		git -C "$TREE" worktree add -q --detach "$CHECK_TREE" pristine
+	fi
+	git -C "$CHECK_TREE" am --abort >/dev/null 2>&1 || true
+	git -C "$CHECK_TREE" reset -q --hard pristine
+}
+
+# check_make_args ARCH: set CHECK_ARGS to make in an allmodconfig build
+# dir of the check tree with "prepare" done, so that single objects can be
+# built in it.  Returns 1 when the compiler for ARCH is missing.
+declare -A CHECK_READY=()
+check_make_args() {
+	local arch=$1 karch cross pkg dir log
+
+	read -r karch cross pkg < <(check_toolchain "$arch")
+	[ "$cross" = - ] && cross=
+	command -v "${cross}gcc" >/dev/null || ensure_pkgs_soft "$pkg"
+	command -v "${cross}gcc" >/dev/null || return 1
+	dir=$CACHE/check/build-$arch
+	log=$CACHE/check/prepare-$arch.log
+	CHECK_ARGS=(-C "$CHECK_TREE" O="$dir" ARCH="$karch" CROSS_COMPILE="$cross"
+		    CC="ccache ${cross}gcc" HOSTCC="ccache gcc" -j"$JOBS")
+	if [ -z "${CHECK_READY[$arch]:-}" ]; then
+		mkdir -p "$dir"
+		info "check-patches: allmodconfig + prepare for $arch (log: $log)"
+		if ! make "${CHECK_ARGS[@]}" allmodconfig >"$log" 2>&1 ||
+		   ! make "${CHECK_ARGS[@]}" prepare >>"$log" 2>&1; then
+			tail -n 40 "$log" >&2
+			die "check-patches: allmodconfig prepare failed for $arch (log: $log)"
+		fi
+		CHECK_READY[$arch]=1
+	fi
+}
+
+# Like ensure_pkgs, but a package that cannot be installed is only noted.
+ensure_pkgs_soft() {
+	( ensure_pkgs "$@" ) >/dev/null 2>&1 || true
+}
+
+# The macro or function around line $2 of file $1 (a header).
+enclosing_symbol() {
+	awk -v L="$2" '
+		NR > L { exit }
+		/^#define[ \t]/ { name = $2; sub(/\(.*/, "", name) }
+		!/\\$/ && NR < L { name = "" }
+		END { print name }
+	' "$1"
+}
+
+# The .c files whose objects show that a patch builds: the .c files it
+# touches, and for a header the .c files that use the macros it changes
+# or the function named in the hunk header (at most 8 per symbol).
+check_sources() {
+	local rev=$1 f sym line
+
+	while read -r f; do
+		case "$f" in
+		*.c)
+			# A .c file that another one #includes (kernel/sched/psi.c
+			# in build_utility.c) is built through its includer.
+			git -C "$CHECK_TREE" grep -l -E "^#[[:space:]]*include[[:space:]]+\"$(basename "$f")\"" \
+				-- "$(dirname "$f")/*.c" | grep . || echo "$f"
+			;;
+		*.h)
+			{
+				git -C "$CHECK_TREE" diff -U0 "$rev~1" "$rev" -- "$f" |
+					sed -n 's/^@@ -[0-9,]* +\([0-9]*\).*/\1/p' |
+					while read -r line; do
+						enclosing_symbol "$CHECK_TREE/$f" "$line"
+					done
+				git -C "$CHECK_TREE" diff -U0 "$rev~1" "$rev" -- "$f" |
+					sed -n 's/^@@ .* @@ .*[^A-Za-z_0-9]\([A-Za-z_][A-Za-z_0-9]*\)(.*/\1/p'
+			} | sort -u | while read -r sym; do
+				[ -n "$sym" ] || continue
+				git -C "$CHECK_TREE" grep -l -w "$sym" -- '*.c' | head -n 8
+			done
+			;;
+		esac
+	done < <(git -C "$CHECK_TREE" diff --name-only "$rev~1" "$rev") | sort -u
+}
+
+cmd_check_patches() {
+	local patches p i=0 n t0 t_all rev out srcs f arch objs cp_out
+	local passed=0 failed=0 built untested=() result
+	declare -A by_arch
+
+	t_all=$(now)
+	# shellcheck disable=SC2086 # HOST_PKGS is a word list
+	ensure_pkgs $HOST_PKGS
+	[ -d "$TREE/.git" ] || prepare_tree
+	mapfile -t patches < <(series_patches)
+	n=${#patches[@]}
+	[ "$n" -gt 0 ] || { echo "0 passed, 0 failed"; return 0; }
+	check_tree_reset
+	mkdir -p "$CACHE/check/logs"
+	for p in "${patches[@]}"; do
+		i=$((i + 1))
+		t0=$(now)
+		result=ok
+		if ! out=$(git -C "$CHECK_TREE" am --quiet "$p" 2>&1); then
+			printf '[%2d/%d] %s: does not apply:\n%s\n' "$i" "$n" "$(basename "$p")" "$out"
+			failed=$((failed + 1 + n - i))
+			git -C "$CHECK_TREE" am --abort >/dev/null 2>&1 || true
+			break
+		fi
+		rev=$(git -C "$CHECK_TREE" rev-parse HEAD)
+		mapfile -t srcs < <(check_sources "$rev")
+		by_arch=()
+		for f in "${srcs[@]}"; do
+			arch=$(check_arch_of "$f")
+			by_arch[$arch]+=" ${f%.c}.o"
+		done
+		built=
+		for arch in "${!by_arch[@]}"; do
+			if ! check_make_args "$arch"; then
+				untested+=("$(basename "$p"): ${by_arch[$arch]# } (no $arch compiler)")
+				built+=" $arch: not compile-tested;"
+				continue
+			fi
+			# shellcheck disable=SC2086 # a list of objects
+			if make "${CHECK_ARGS[@]}" ${by_arch[$arch]} \
+			   >"$CACHE/check/logs/$i-$arch.log" 2>&1; then
+				objs=$(wc -w <<<"${by_arch[$arch]}")
+				built+=" $arch: $objs built;"
+			else
+				built+=" $arch: BUILD FAILED;"
+				result=fail
+				tail -n 20 "$CACHE/check/logs/$i-$arch.log" | sed 's/^/        /'
+			fi
+		done
+		cp_out=$(cd "$CHECK_TREE" && scripts/checkpatch.pl --strict --terse \
+			--no-summary "$p" 2>&1) || true
+		if [ -n "$cp_out" ]; then
+			result=fail
+			printf '        %s\n' "${cp_out//$'\n'/$'\n'        }"
+		fi
+		printf '[%2d/%d] %-60s %s checkpatch: %s (%ss)\n' "$i" "$n" \
+			"$(basename "$p" .patch | cut -c1-60)" "${built:- no objects;}" \
+			"$([ -z "$cp_out" ] && echo clean || echo "$(wc -l <<<"$cp_out") reports")" \
+			"$(elapsed "$t0")"
+		if [ "$result" = ok ]; then
+			passed=$((passed + 1))
+		else
+			failed=$((failed + 1))
+		fi
+	done
+	if [ ${#untested[@]} -gt 0 ]; then
+		echo "not compile-tested:"
+		printf '    %s\n' "${untested[@]}"
+	fi
+	echo "check-patches: $n patches in $(elapsed "$t_all")s"
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}
+
 # ------------------------------------------------------------------ main
 
 run_target() {
@@ -796,6 +1021,27 @@ cmd_shell() {
 	boot_guest shell
 }
 
+# The cover letter's subject and blurb come from kernel-patches/
+# cover-letter.txt (first line: subject; after a blank line: the blurb).
+fill_cover_letter() {
+	local cover=$1 text=$2
+
+	[ -f "$text" ] || { info "no $text: the cover letter keeps git's placeholders"; return 0; }
+	python3 - "$cover" "$text" <<'EOF' || die "cannot fill in $cover"
+import sys
+
+cover, text = sys.argv[1], sys.argv[2]
+subject, _, blurb = open(text).read().partition("\n\n")
+letter = open(cover).read()
+for placeholder in ("*** SUBJECT HERE ***", "*** BLURB HERE ***"):
+    if placeholder not in letter:
+        sys.exit("%s: no '%s'" % (cover, placeholder))
+letter = letter.replace("*** SUBJECT HERE ***", subject.strip(), 1)
+letter = letter.replace("*** BLURB HERE ***", blurb.strip("\n"), 1)
+open(cover, "w").write(letter)
+EOF
+}
+
 cmd_export() {
 	local pristine n p out=$REPO/kernel-patches
 
@@ -810,6 +1056,7 @@ cmd_export() {
 	if [ "$n" -gt 0 ]; then
 		git -C "$TREE" format-patch -q --cover-letter --base="$pristine" \
 			-o "$out" "$pristine..HEAD"
+		fill_cover_letter "$out/0000-cover-letter.patch" "$out/cover-letter.txt"
 		for p in "$out"/[0-9][0-9][0-9][0-9]-*.patch; do
 			case "$p" in */0000-cover-letter.patch) continue ;; esac
 			basename "$p"
@@ -817,8 +1064,18 @@ cmd_export() {
 	else
 		: >"$out/series"
 	fi
+	# The series must rebuild exactly the tree it was exported from.
+	check_tree_reset
+	while read -r p; do
+		git -C "$CHECK_TREE" am --quiet "$p" >/dev/null 2>&1 ||
+			die "the exported $(basename "$p") does not apply to the pristine tree"
+	done < <(series_patches)
+	if [ "$(git -C "$CHECK_TREE" rev-parse 'HEAD^{tree}')" != \
+	     "$(git -C "$TREE" rev-parse 'HEAD^{tree}')" ]; then
+		die "export and series disagree: applying kernel-patches/ to the pristine tree does not give $TREE's HEAD"
+	fi
 	state_write "$(tarball_id)" "$(series_id)" "$(git -C "$TREE" rev-parse HEAD)"
-	info "exported $n patches to kernel-patches/ (series file: kernel-patches/series)"
+	info "exported $n patches to kernel-patches/ (series file: kernel-patches/series); re-applied, same tree"
 }
 
 main() {
@@ -858,6 +1115,7 @@ main() {
 	test) ARCHES=${ARCHES:-${DEFAULT_ARCHES// /,}}; cmd_kunit ;;
 	shell) cmd_shell ;;
 	export) cmd_export ;;
+	check-patches) cmd_check_patches ;;
 	*) usage_error "unknown command '$cmd'" ;;
 	esac
 }
