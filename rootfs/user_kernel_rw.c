@@ -183,7 +183,11 @@ static enum case_result run_krw_row(const void *data)
 		for (i = 0; i < bufsize; i++)
 			buf[i] = ~setfs_pattern_byte(pos + i);
 
-	strncpy(rw.path, r->path, sizeof(rw.path) - 1);
+	if ((size_t)snprintf(rw.path, sizeof(rw.path), "%s", r->path) >=
+	    sizeof(rw.path)) {
+		diag("path too long: %s", r->path);
+		goto out;
+	}
 	rw.buf = (unsigned long)buf;
 	rw.count = count;
 	rw.pos = pos;
