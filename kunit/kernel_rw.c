@@ -4,11 +4,10 @@
  * seed patch "fs: don't allow kernel reads and writes without iter ops"
  * requires.  Each row of the table is one case in the KTAP output.
  */
-#include <kunit/test.h>
 #include <linux/fs.h>
 #include <linux/slab.h>
 
-#include "setfs_probe_api.h"
+#include "setfs_kunit.h"
 
 /* Where to read and how much; with pos_from_end, pos counts back from EOF. */
 struct setfs_read_case {
@@ -28,12 +27,7 @@ static const struct setfs_read_case setfs_read_cases[] = {
 	{ "proc_iter_at_eof",     SETFS_PROC_PATH, 0,             true,  100 },
 };
 
-static void setfs_read_case_desc(const struct setfs_read_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(setfs_read, setfs_read_cases, setfs_read_case_desc);
+SETFS_PARAM_ARRAY(read);
 
 /* kernel_read() returns the pattern bytes and advances *pos by as many. */
 static void setfs_kernel_read_pattern(struct kunit *test)
@@ -41,7 +35,7 @@ static void setfs_kernel_read_pattern(struct kunit *test)
 	const struct setfs_read_case *c = test->param_value;
 	size_t size = setfs_probe_size();
 	loff_t start, pos;
-	size_t expect, i;
+	size_t expect;
 	struct file *file;
 	ssize_t ret;
 	u8 *buf;
@@ -51,18 +45,13 @@ static void setfs_kernel_read_pattern(struct kunit *test)
 	buf = kunit_kzalloc(test, c->count, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 
-	file = filp_open(c->path, O_RDONLY, 0);
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(file), "open %s: %ld", c->path,
-			       PTR_ERR_OR_ZERO(file));
+	file = setfs_kunit_open_fixture(test, c->path, O_RDONLY);
 	pos = start;
 	ret = kernel_read(file, buf, c->count, &pos);
-	filp_close(file, NULL);
 
 	KUNIT_ASSERT_EQ(test, ret, (ssize_t)expect);
 	KUNIT_EXPECT_EQ(test, pos, start + (loff_t)expect);
-	for (i = 0; i < expect; i++)
-		KUNIT_ASSERT_EQ_MSG(test, buf[i], setfs_pattern_byte(start + i),
-				    "byte at offset %lld", start + (loff_t)i);
+	setfs_kunit_expect_pattern(test, buf, start, expect);
 }
 
 static struct kunit_case setfs_kernel_rw_cases[] = {
@@ -73,9 +62,7 @@ static struct kunit_case setfs_kernel_rw_cases[] = {
 static struct kunit_suite setfs_kernel_rw_suite = {
 	.name = "setfs_kernel_rw",
 	.test_cases = setfs_kernel_rw_cases,
+	.suite_exit = setfs_kunit_flush_fput,
 };
 
 kunit_test_suites(&setfs_kernel_rw_suite);
-
-MODULE_DESCRIPTION("KUnit tests for the set_fs() removal");
-MODULE_LICENSE("GPL");

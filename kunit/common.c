@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * setfs_kunit: helpers shared by the suites.  Files opened through them are
+ * KUnit resources: they are closed when the case ends, however it ends.
+ */
+#include <linux/anon_inodes.h>
+#include <linux/file.h>
+#include <linux/module.h>
+
+#include "setfs_kunit.h"
+
+static int setfs_file_res_init(struct kunit_resource *res, void *context)
+{
+	res->data = context;
+	return 0;
+}
+
+static void setfs_file_res_free(struct kunit_resource *res)
+{
+	filp_close(res->data, NULL);
+}
+
+static struct file *setfs_kunit_track(struct kunit *test, struct file *file)
+{
+	if (IS_ERR(file))
+		return file;
+	if (!kunit_alloc_resource(test, setfs_file_res_init,
+				  setfs_file_res_free, GFP_KERNEL, file)) {
+		filp_close(file, NULL);
+		return ERR_PTR(-ENOMEM);
+	}
+	return file;
+}
+
+/**
+ * setfs_kunit_open() - open a file for the duration of a test case
+ * @test: the test case
+ * @path: absolute path in the guest
+ * @flags: open flags
+ * @mode: mode for O_CREAT and O_TMPFILE
+ *
+ * Return: the file, or an ERR_PTR() with the errno of filp_open().
+ */
+struct file *setfs_kunit_open(struct kunit *test, const char *path,
+			      int flags, umode_t mode)
+{
+	return setfs_kunit_track(test, filp_open(path, flags, mode));
+}
+
+/**
+ * setfs_kunit_open_fixture() - open a file the case cannot do without
+ * @test: the test case
+ * @path: absolute path in the guest
+ * @flags: open flags
+ *
+ * Fails the case, naming the path and the errno, when the file cannot be
+ * opened (a fixture the probe module does not provide yet, for one).
+ * Skips it for /proc/setfs_probe_legacy where the kernel has no
+ * ->proc_read, so the probe cannot build that fixture.
+ *
+ * Return: the file.
+ */
+struct file *setfs_kunit_open_fixture(struct kunit *test, const char *path,
+				      int flags)
+{
+	struct file *file;
+
+#ifndef SETFS_HAVE_PROC_READ
+	if (!strcmp(path, SETFS_PROC_LEGACY_PATH))
+		kunit_skip(test, "struct proc_ops has no ->proc_read: no %s",
+			   path);
+#endif
+	file = setfs_kunit_open(test, path, flags, 0600);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(file), "open %s: %ld", path,
+			       PTR_ERR_OR_ZERO(file));
+	return file;
+}
+
+/**
+ * setfs_kunit_tmpfile() - an unnamed read-write file on the guest's /tmp
+ * @test: the test case
+ * @flags: open flags besides O_TMPFILE | O_RDWR (O_APPEND, say)
+ *
+ * /tmp is tmpfs in the guest, whose files have ->read_iter, ->write_iter,
+ * ->splice_read and ->splice_write.  The file is gone once closed.  Fails
+ * the case when it cannot be created.
+ *
+ * Return: the file.
+ */
+struct file *setfs_kunit_tmpfile(struct kunit *test, int flags)
+{
+	return setfs_kunit_open_fixture(test, "/tmp",
+					O_TMPFILE | O_RDWR | flags);
+}
+
+/**
+ * setfs_kunit_anon_file() - a file with exactly the given file operations
+ * @test: the test case
+ * @fops: the methods; nothing is added to them
+ * @priv: becomes file->private_data
+ * @flags: O_RDONLY, O_WRONLY or O_RDWR
+ *
+ * Return: the file, or an ERR_PTR().
+ */
+struct file *setfs_kunit_anon_file(struct kunit *test,
+				   const struct file_operations *fops,
+				   void *priv, int flags)
+{
+	return setfs_kunit_track(test, anon_inode_getfile("[setfs_kunit]", fops,
+							  priv, flags));
+}
+
+/**
+ * setfs_kunit_span() - bytes a read or write of @count at @pos covers
+ * @pos: file position
+ * @count: bytes asked for
+ * @size: file size
+ *
+ * Return: min(@count, @size - @pos), or 0 at and past the end.
+ */
+size_t setfs_kunit_span(loff_t pos, size_t count, size_t size)
+{
+	if (pos < 0 || pos >= size)
+		return 0;
+	return min_t(size_t, count, size - pos);
+}
+
+/**
+ * setfs_kunit_fill_pattern() - the fixture bytes of [@pos, @pos + @len)
+ * @buf: destination
+ * @pos: file position of @buf[0]
+ * @len: bytes to fill
+ */
+void setfs_kunit_fill_pattern(u8 *buf, loff_t pos, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = setfs_pattern_byte(pos + i);
+}
+
+/**
+ * setfs_kunit_expect_pattern() - fail on the first byte that is not the
+ *	fixture byte of its file position
+ * @test: the test case
+ * @buf: bytes read
+ * @pos: file position of @buf[0]
+ * @len: bytes to check
+ */
+void setfs_kunit_expect_pattern(struct kunit *test, const u8 *buf,
+				loff_t pos, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (buf[i] != setfs_pattern_byte(pos + i)) {
+			KUNIT_FAIL(test, "byte at file offset %lld is %#x, expected %#x",
+				   pos + (loff_t)i, buf[i],
+				   setfs_pattern_byte(pos + i));
+			return;
+		}
+	}
+}
+
+/**
+ * setfs_kunit_flush_fput() - a suite_exit that finishes deferred closes
+ * @suite: the suite that ends
+ *
+ * Cases run in kernel threads, whose last fput() is deferred to a work
+ * item.  Finish those before the next suite runs and before the module
+ * can be unloaded.
+ */
+void setfs_kunit_flush_fput(struct kunit_suite *suite)
+{
+	flush_delayed_fput();
+}
+
+MODULE_DESCRIPTION("KUnit tests for the set_fs() removal");
+MODULE_LICENSE("GPL");

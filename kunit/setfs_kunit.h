@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * setfs_kunit: helpers shared by the suites of the module (common.c).
+ * Every suite lives in its own file and registers itself with
+ * kunit_test_suites(); in 6.1 that only places the suite in the
+ * .kunit_test_suites section, so one module can carry many of them.
+ */
+#ifndef _SETFS_KUNIT_H
+#define _SETFS_KUNIT_H
+
+#include <kunit/test.h>
+#include <linux/fs.h>
+#include <linux/types.h>
+
+#include "setfs_probe_api.h"
+
+/* More than MAX_RW_COUNT, so read and write paths have to clamp it. */
+#define SETFS_OVER_MAX_RW	((size_t)MAX_RW_COUNT + PAGE_SIZE)
+
+/* Skip the running case with the reason unless @cond holds. */
+#define SETFS_REQUIRES(test, cond) do {					\
+	if (!(cond))							\
+		kunit_skip((test), "requires " #cond);			\
+} while (0)
+
+/*
+ * SETFS_PARAM_ARRAY(id) - KUNIT_ARRAY_PARAM() for the table
+ * setfs_<id>_cases, whose rows start with "const char *name": defines
+ * setfs_<id>_gen_params(), under which every row shows up by its name in
+ * the KTAP output.
+ */
+#define SETFS_PARAM_ARRAY(id)						\
+static void setfs_##id##_desc(typeof(setfs_##id##_cases + 0) row,	\
+			      char *desc)				\
+{									\
+	strscpy(desc, row->name, KUNIT_PARAM_DESC_SIZE);		\
+}									\
+KUNIT_ARRAY_PARAM(setfs_##id, setfs_##id##_cases, setfs_##id##_desc)
+
+struct file *setfs_kunit_open(struct kunit *test, const char *path,
+			      int flags, umode_t mode);
+struct file *setfs_kunit_open_fixture(struct kunit *test, const char *path,
+				      int flags);
+struct file *setfs_kunit_tmpfile(struct kunit *test, int flags);
+struct file *setfs_kunit_anon_file(struct kunit *test,
+				   const struct file_operations *fops,
+				   void *priv, int flags);
+size_t setfs_kunit_span(loff_t pos, size_t count, size_t size);
+void setfs_kunit_fill_pattern(u8 *buf, loff_t pos, size_t len);
+void setfs_kunit_expect_pattern(struct kunit *test, const u8 *buf,
+				loff_t pos, size_t len);
+void setfs_kunit_flush_fput(struct kunit_suite *suite);
+
+#endif /* _SETFS_KUNIT_H */
