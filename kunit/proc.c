@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite setfs_proc: proc entries with ->proc_read_iter, the method
+ * the seed patch "proc: add a read_iter method to proc proc_ops" added.
+ * Such an entry gets proc_iter_file_ops (->read_iter, no ->read), so
+ * kernel_read() works on it; proc_reg_read_iter() wraps the method in
+ * use_pde()/unuse_pde() and returns -EIO once the entry is removed.
+ *
+ * PROC_ENTRY_PERMANENT skips that guard, but include/linux/proc_fs.h
+ * defines it as 0 when MODULE is defined: a module's entry can go away
+ * with the module, so it is always guarded.  The suite checks both.
+ */
+#include <linux/fs.h>
+#include <linux/proc_fs.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+
+#include "setfs_kunit.h"
+
+#define SETFS_KPROC_NAME	"setfs_kunit_proc"
+#define SETFS_KPROC_PATH	"/proc/" SETFS_KPROC_NAME
+#define SETFS_KPROC_SIZE	1000
+
+/* An entry made by a case; removed when the case ends unless it did. */
+struct setfs_kproc {
+	u8 data[SETFS_KPROC_SIZE];
+	size_t chunk;		/* most bytes per ->proc_read_iter call; 0: any */
+	unsigned int iter_calls;
+	unsigned int read_calls;
+	bool removed;
+};
+
+static ssize_t setfs_kproc_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct setfs_kproc *kp = pde_data(file_inode(iocb->ki_filp));
+	size_t n;
+
+	kp->iter_calls++;
+	n = setfs_kunit_span(iocb->ki_pos, iov_iter_count(to), SETFS_KPROC_SIZE);
+	if (kp->chunk)
+		n = min(n, kp->chunk);
+	n = copy_to_iter(kp->data + iocb->ki_pos, n, to);
+	iocb->ki_pos += n;
+	return n;
+}
+
+static ssize_t setfs_kproc_read(struct file *file, char __user *buf,
+				size_t count, loff_t *pos)
+{
+	struct setfs_kproc *kp = pde_data(file_inode(file));
+
+	kp->read_calls++;
+	return simple_read_from_buffer(buf, count, pos, kp->data,
+				       SETFS_KPROC_SIZE);
+}
+
+static const struct proc_ops setfs_kproc_iter_ops = {
+	.proc_read_iter	= setfs_kproc_read_iter,
+};
+
+static const struct proc_ops setfs_kproc_permanent_ops = {
+	.proc_flags	= PROC_ENTRY_PERMANENT,
+	.proc_read_iter	= setfs_kproc_read_iter,
+};
+
+static const struct proc_ops setfs_kproc_read_ops = {
+	.proc_read	= setfs_kproc_read,
+};
+
+static int setfs_kproc_res_init(struct kunit_resource *res, void *context)
+{
+	res->data = context;
+	return 0;
+}
+
+static void setfs_kproc_res_free(struct kunit_resource *res)
+{
+	struct setfs_kproc *kp = res->data;
+
+	if (!kp->removed)
+		remove_proc_entry(SETFS_KPROC_NAME, NULL);
+}
+
+static struct setfs_kproc *setfs_kproc_create(struct kunit *test,
+					      const struct proc_ops *ops,
+					      size_t chunk)
+{
+	struct setfs_kproc *kp;
+	void *tracked;
+
+	kp = kunit_kzalloc(test, sizeof(*kp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, kp);
+	setfs_kunit_fill_pattern(kp->data, 0, SETFS_KPROC_SIZE);
+	kp->chunk = chunk;
+	KUNIT_ASSERT_NOT_NULL_MSG(test, proc_create_data(SETFS_KPROC_NAME, 0444,
+							 NULL, ops, kp),
+				  "cannot create %s", SETFS_KPROC_PATH);
+	tracked = kunit_alloc_resource(test, setfs_kproc_res_init,
+				       setfs_kproc_res_free, GFP_KERNEL, kp);
+	if (!tracked)
+		remove_proc_entry(SETFS_KPROC_NAME, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, tracked);
+	return kp;
+}
+
+/*
+ * One kernel_read() of count at pos from an entry whose method returns at
+ * most chunk bytes a call: ret bytes come back and ki_pos moves as far.
+ */
+struct setfs_proc_case {
+	const char *name;
+	const struct proc_ops *ops;
+	size_t chunk;
+	loff_t pos;
+	size_t count;
+	ssize_t ret;
+};
+
+static const struct setfs_proc_case setfs_proc_cases[] = {
+	{ "whole_entry",          &setfs_kproc_iter_ops, 0, 0, 4096, 1000 },
+	{ "short_read",           &setfs_kproc_iter_ops, 100, 0, 1000, 100 },
+	{ "short_read_mid",       &setfs_kproc_iter_ops, 100, 250, 1000, 100 },
+	{ "request_under_chunk",  &setfs_kproc_iter_ops, 100, 0, 10, 10 },
+	{ "short_read_near_eof",  &setfs_kproc_iter_ops, 100, 970, 100, 30 },
+	{ "one_byte_at_last",     &setfs_kproc_iter_ops, 0, 999, 100, 1 },
+	{ "at_eof",               &setfs_kproc_iter_ops, 0, 1000, 100, 0 },
+	{ "past_eof",             &setfs_kproc_iter_ops, 0, 2000, 100, 0 },
+	{ "permanent_whole_entry", &setfs_kproc_permanent_ops, 0, 0, 4096, 1000 },
+	{ "permanent_short_read", &setfs_kproc_permanent_ops, 100, 250, 1000, 100 },
+};
+
+SETFS_PARAM_ARRAY(proc);
+
+static void setfs_proc_read_iter_once(struct kunit *test)
+{
+	const struct setfs_proc_case *c = test->param_value;
+	struct setfs_kproc *kp;
+	struct file *file;
+	loff_t pos = c->pos;
+	ssize_t ret;
+	u8 *buf;
+
+	kp = setfs_kproc_create(test, c->ops, c->chunk);
+	buf = kunit_kzalloc(test, c->count, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	file = setfs_kunit_open_fixture(test, SETFS_KPROC_PATH, O_RDONLY);
+
+	ret = kernel_read(file, buf, c->count, &pos);
+	KUNIT_ASSERT_EQ(test, ret, c->ret);
+	KUNIT_EXPECT_EQ(test, pos, c->pos + (loff_t)c->ret);
+	KUNIT_EXPECT_EQ(test, kp->iter_calls, 1U);
+	setfs_kunit_expect_pattern(test, buf, c->pos, c->ret);
+}
+
+/* Short reads in a loop: each one starts where ki_pos was left. */
+static void setfs_proc_read_iter_loop(struct kunit *test)
+{
+	const size_t chunk = 64;
+	struct setfs_kproc *kp;
+	struct file *file;
+	loff_t pos = 0;
+	ssize_t ret;
+	u8 *buf;
+
+	kp = setfs_kproc_create(test, &setfs_kproc_iter_ops, chunk);
+	buf = kunit_kzalloc(test, SETFS_KPROC_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	file = setfs_kunit_open_fixture(test, SETFS_KPROC_PATH, O_RDONLY);
+
+	do {
+		loff_t before = pos;
+
+		ret = kernel_read(file, buf + pos, SETFS_KPROC_SIZE - pos, &pos);
+		KUNIT_ASSERT_GE(test, ret, 0);
+		KUNIT_ASSERT_LE_MSG(test, (size_t)ret, chunk, "at %lld", before);
+		KUNIT_ASSERT_EQ(test, pos, before + ret);
+	} while (ret);
+
+	KUNIT_EXPECT_EQ(test, pos, SETFS_KPROC_SIZE);
+	KUNIT_EXPECT_EQ(test, kp->iter_calls,
+			DIV_ROUND_UP(SETFS_KPROC_SIZE, chunk) + 1);
+	setfs_kunit_expect_pattern(test, buf, 0, SETFS_KPROC_SIZE);
+}
+
+/* Which file operations proc_get_inode() picks for which proc_ops. */
+struct setfs_proc_fops_case {
+	const char *name;
+	const struct proc_ops *ops;
+	bool iter;
+};
+
+static const struct setfs_proc_fops_case setfs_proc_fops_cases[] = {
+	{ "proc_read_iter_entry", &setfs_kproc_iter_ops, true },
+	{ "proc_read_entry",      &setfs_kproc_read_ops, false },
+};
+
+SETFS_PARAM_ARRAY(proc_fops);
+
+static void setfs_proc_file_ops(struct kunit *test)
+{
+	const struct setfs_proc_fops_case *c = test->param_value;
+	struct setfs_kproc *kp;
+	struct file *file;
+	loff_t pos = 0;
+	u8 buf[16];
+
+	kp = setfs_kproc_create(test, c->ops, 0);
+	file = setfs_kunit_open_fixture(test, SETFS_KPROC_PATH, O_RDONLY);
+
+	KUNIT_EXPECT_EQ(test, !!file->f_op->read_iter, c->iter);
+	KUNIT_EXPECT_EQ(test, !!file->f_op->splice_read, c->iter);
+	KUNIT_EXPECT_EQ(test, !file->f_op->read, c->iter);
+	KUNIT_EXPECT_EQ(test, kernel_read(file, buf, sizeof(buf), &pos),
+			c->iter ? (ssize_t)sizeof(buf) : -EINVAL);
+	KUNIT_EXPECT_EQ(test, kp->read_calls, 0U);
+}
+
+/* A file opened before remove_proc_entry() reads -EIO after it. */
+struct setfs_proc_remove_case {
+	const char *name;
+	const struct proc_ops *ops;
+};
+
+static const struct setfs_proc_remove_case setfs_proc_remove_cases[] = {
+	{ "normal_entry",            &setfs_kproc_iter_ops },
+	{ "permanent_flag_in_module", &setfs_kproc_permanent_ops },
+};
+
+SETFS_PARAM_ARRAY(proc_remove);
+
+static void setfs_proc_read_after_remove(struct kunit *test)
+{
+	const struct setfs_proc_remove_case *c = test->param_value;
+	struct setfs_kproc *kp;
+	struct file *file;
+	loff_t pos = 0;
+	u8 buf[16];
+
+	kp = setfs_kproc_create(test, c->ops, 0);
+	file = setfs_kunit_open_fixture(test, SETFS_KPROC_PATH, O_RDONLY);
+	KUNIT_ASSERT_EQ(test, kernel_read(file, buf, sizeof(buf), &pos),
+			(ssize_t)sizeof(buf));
+
+	remove_proc_entry(SETFS_KPROC_NAME, NULL);
+	kp->removed = true;
+
+	KUNIT_EXPECT_EQ(test, kernel_read(file, buf, sizeof(buf), &pos), -EIO);
+	KUNIT_EXPECT_EQ(test, pos, (loff_t)sizeof(buf));
+	KUNIT_EXPECT_EQ(test, kp->iter_calls, 1U);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(setfs_kunit_open(test, SETFS_KPROC_PATH,
+						       O_RDONLY, 0)),
+			(long)-ENOENT);
+}
+
+/* Why the row above holds for the permanent flag too. */
+static void setfs_proc_permanent_flag_in_module(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ_MSG(test, PROC_ENTRY_PERMANENT, 0,
+			    "proc_fs.h gives modules PROC_ENTRY_PERMANENT == 0");
+}
+
+static struct kunit_case setfs_proc_test_cases[] = {
+	KUNIT_CASE_PARAM(setfs_proc_read_iter_once, setfs_proc_gen_params),
+	KUNIT_CASE(setfs_proc_read_iter_loop),
+	KUNIT_CASE_PARAM(setfs_proc_file_ops, setfs_proc_fops_gen_params),
+	KUNIT_CASE_PARAM(setfs_proc_read_after_remove,
+			 setfs_proc_remove_gen_params),
+	KUNIT_CASE(setfs_proc_permanent_flag_in_module),
+	{}
+};
+
+static struct kunit_suite setfs_proc_suite = {
+	.name = "setfs_proc",
+	.test_cases = setfs_proc_test_cases,
+	.suite_exit = setfs_kunit_flush_fput,
+};
+
+kunit_test_suites(&setfs_proc_suite);
