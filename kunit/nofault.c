@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite setfs_nofault: copy_from_kernel_nofault(), get_kernel_nofault()
+ * and __put_kernel_nofault(), the kernel-pointer accessors that replaced
+ * probe_kernel_read() under set_fs(KERNEL_DS), after "uaccess: add
+ * infrastructure for kernel builds with set_fs()" and "mm/maccess: fix
+ * unaligned copy_{from,to}_kernel_nofault" (the ARM series): every length
+ * at every alignment, from mapped memory, from the unmapped guard page
+ * after a vmalloc() area and from NULL.
+ */
+#include <linux/bits.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <asm/unaligned.h>
+
+#include "setfs_kunit.h"
+
+/*
+ * copy_from_kernel_nofault() first asks copy_from_kernel_nofault_allowed().
+ * x86 (arch/x86/mm/maccess.c) refuses addresses below TASK_SIZE_MAX +
+ * PAGE_SIZE and, on x86_64, non-canonical ones; powerpc
+ * (arch/powerpc/mm/maccess.c) anything !is_kernel_addr(); arm, mips,
+ * loongarch and parisc refuse low addresses too.  These give -ERANGE
+ * without touching memory.  Elsewhere the __weak default in mm/maccess.c
+ * allows everything and NULL faults: -EFAULT.
+ */
+#if defined(CONFIG_X86) || defined(CONFIG_PPC) || \
+	(defined(CONFIG_ARM) && defined(CONFIG_MMU)) || defined(CONFIG_MIPS) || \
+	defined(CONFIG_LOONGARCH) || defined(CONFIG_PARISC)
+#define SETFS_NULL_READ_ERR	(-ERANGE)
+#else
+#define SETFS_NULL_READ_ERR	(-EFAULT)
+#endif
+
+#define SETFS_COPY_MAX_LEN	17
+#define SETFS_COPY_ALIGNS		8
+#define SETFS_COPY_BUF		(2 * SETFS_COPY_ALIGNS + SETFS_COPY_MAX_LEN + 7)
+#define SETFS_COPY_FILL		0xa5
+
+/* One vmalloc() page; the page after it is its unmapped guard page. */
+static u8 *setfs_nf_area;
+
+static int setfs_nofault_suite_init(struct kunit_suite *suite)
+{
+	setfs_nf_area = vmalloc(PAGE_SIZE);
+	if (!setfs_nf_area)
+		return -ENOMEM;
+	setfs_kunit_fill_pattern(setfs_nf_area, 0, PAGE_SIZE);
+	return 0;
+}
+
+static void setfs_nofault_suite_exit(struct kunit_suite *suite)
+{
+	vfree(setfs_nf_area);
+	setfs_nf_area = NULL;
+}
+
+static u8 *setfs_nf_guard(void)
+{
+	return setfs_nf_area + PAGE_SIZE;
+}
+
+/*
+ * Rows len1_align0 .. len17_align7: the param is a slot of this array,
+ * its index says the length and the alignment.
+ */
+static const u8 setfs_nf_slots[SETFS_COPY_MAX_LEN * SETFS_COPY_ALIGNS];
+
+static size_t setfs_nf_len(const void *slot)
+{
+	return ((const u8 *)slot - setfs_nf_slots) / SETFS_COPY_ALIGNS + 1;
+}
+
+static size_t setfs_nf_align(const void *slot)
+{
+	return ((const u8 *)slot - setfs_nf_slots) % SETFS_COPY_ALIGNS;
+}
+
+static const void *setfs_nf_gen_params(const void *prev, char *desc)
+{
+	const u8 *slot = prev ? (const u8 *)prev + 1 : setfs_nf_slots;
+
+	if (slot - setfs_nf_slots >= ARRAY_SIZE(setfs_nf_slots))
+		return NULL;
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "len%zu_align%zu",
+		 setfs_nf_len(slot), setfs_nf_align(slot));
+	return slot;
+}
+
+/* Bytes of @dst outside [@off, @off + @len) still hold the fill byte. */
+static void setfs_nf_expect_untouched(struct kunit *test, const u8 *dst,
+				      size_t off, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < SETFS_COPY_BUF; i++) {
+		if (i >= off && i < off + len)
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, dst[i], SETFS_COPY_FILL,
+				    "byte %zu outside the copy was written", i);
+	}
+}
+
+static void setfs_copy_from_kernel_nofault(struct kunit *test)
+{
+	size_t len = setfs_nf_len(test->param_value);
+	size_t align = setfs_nf_align(test->param_value);
+	u8 src[SETFS_COPY_BUF] __aligned(8), dst[SETFS_COPY_BUF] __aligned(8);
+	const u8 *tail = setfs_nf_guard() - SETFS_COPY_ALIGNS + align;
+
+	/* Mapped: the bytes, and nothing beyond them. */
+	setfs_kunit_fill_pattern(src, 0, sizeof(src));
+	memset(dst, SETFS_COPY_FILL, sizeof(dst));
+	KUNIT_EXPECT_EQ(test, copy_from_kernel_nofault(dst + align, src + align, len),
+			0L);
+	KUNIT_EXPECT_EQ(test, memcmp(dst + align, src + align, len), 0);
+	setfs_nf_expect_untouched(test, dst, align, len);
+
+	/* Unmapped: the guard page after the vmalloc() area. */
+	KUNIT_EXPECT_EQ(test, copy_from_kernel_nofault(dst, setfs_nf_guard() + align,
+						       len), -EFAULT);
+
+	/*
+	 * From the last 8 - align bytes of the area: the copy succeeds when
+	 * it ends inside the area and faults when it runs into the guard.
+	 */
+	memset(dst, SETFS_COPY_FILL, sizeof(dst));
+	if (align + len <= SETFS_COPY_ALIGNS) {
+		KUNIT_EXPECT_EQ(test, copy_from_kernel_nofault(dst, tail, len), 0L);
+		KUNIT_EXPECT_EQ(test, memcmp(dst, tail, len), 0);
+	} else {
+		KUNIT_EXPECT_EQ(test, copy_from_kernel_nofault(dst, tail, len),
+				-EFAULT);
+	}
+
+	/* NULL + align: refused or faulting, see SETFS_NULL_READ_ERR. */
+	KUNIT_EXPECT_EQ(test, copy_from_kernel_nofault(dst, (void *)align, len),
+			(long)SETFS_NULL_READ_ERR);
+}
+
+/*
+ * copy_to_kernel_nofault() has no EXPORT_SYMBOL in 6.1's mm/maccess.c;
+ * symbol_get() finds it only where a kernel exports it.  No NULL rows:
+ * it does not ask copy_from_kernel_nofault_allowed(), and a kernel write
+ * to a user address oopses under SMAP instead of faulting cleanly.
+ */
+static void setfs_copy_to_kernel_nofault(struct kunit *test)
+{
+	long (*copy_to)(void *dst, const void *src, size_t size);
+	u8 src[SETFS_COPY_BUF] __aligned(8), dst[SETFS_COPY_BUF] __aligned(8);
+	size_t len, align;
+
+	copy_to = symbol_get(copy_to_kernel_nofault);
+	if (!copy_to)
+		kunit_skip(test, "copy_to_kernel_nofault() is not exported to modules");
+
+	setfs_kunit_fill_pattern(src, 0, sizeof(src));
+	for (len = 1; len <= SETFS_COPY_MAX_LEN; len++) {
+		for (align = 0; align < SETFS_COPY_ALIGNS; align++) {
+			memset(dst, SETFS_COPY_FILL, sizeof(dst));
+			KUNIT_EXPECT_EQ_MSG(test, copy_to(dst + align, src, len), 0L,
+					    "len %zu align %zu", len, align);
+			KUNIT_EXPECT_EQ_MSG(test, memcmp(dst + align, src, len), 0,
+					    "len %zu align %zu", len, align);
+			setfs_nf_expect_untouched(test, dst, align, len);
+			KUNIT_EXPECT_EQ_MSG(test,
+					    copy_to(setfs_nf_guard() + align, src, len),
+					    -EFAULT, "len %zu align %zu", len, align);
+		}
+	}
+	symbol_put(copy_to_kernel_nofault);
+}
+
+/* get_kernel_nofault() and __put_kernel_nofault() of one type. */
+enum setfs_kaddr {
+	SETFS_KADDR_MAPPED,	/* a stack buffer at offset off */
+	SETFS_KADDR_GUARD,		/* the vmalloc() guard page */
+	SETFS_KADDR_NULL,		/* address 0 */
+	SETFS_KADDR_NONCANONICAL,	/* the first address above the low half */
+};
+
+struct setfs_nf_typed_case {
+	const char *name;
+	bool put;
+	size_t size;
+	enum setfs_kaddr target;
+	size_t off;
+	long ret;
+};
+
+static const struct setfs_nf_typed_case setfs_nf_typed_cases[] = {
+	{ "get_u8",            false, 1, SETFS_KADDR_MAPPED, 0, 0 },
+	{ "get_u16",           false, 2, SETFS_KADDR_MAPPED, 0, 0 },
+	{ "get_u32",           false, 4, SETFS_KADDR_MAPPED, 0, 0 },
+	{ "get_u64",           false, 8, SETFS_KADDR_MAPPED, 0, 0 },
+	{ "get_u16_unaligned", false, 2, SETFS_KADDR_MAPPED, 1, 0 },
+	{ "get_u32_unaligned", false, 4, SETFS_KADDR_MAPPED, 3, 0 },
+	{ "get_u64_unaligned", false, 8, SETFS_KADDR_MAPPED, 5, 0 },
+	{ "get_u8_guard",      false, 1, SETFS_KADDR_GUARD, 0, -EFAULT },
+	{ "get_u16_guard",     false, 2, SETFS_KADDR_GUARD, 0, -EFAULT },
+	{ "get_u32_guard",     false, 4, SETFS_KADDR_GUARD, 0, -EFAULT },
+	{ "get_u64_guard",     false, 8, SETFS_KADDR_GUARD, 0, -EFAULT },
+	{ "get_u8_null",       false, 1, SETFS_KADDR_NULL, 0, SETFS_NULL_READ_ERR },
+	{ "get_u16_null",      false, 2, SETFS_KADDR_NULL, 0, SETFS_NULL_READ_ERR },
+	{ "get_u32_null",      false, 4, SETFS_KADDR_NULL, 0, SETFS_NULL_READ_ERR },
+	{ "get_u64_null",      false, 8, SETFS_KADDR_NULL, 0, SETFS_NULL_READ_ERR },
+#ifdef CONFIG_X86_64
+	/* refused by __is_canonical_address() before any access */
+	{ "get_u64_noncanonical", false, 8, SETFS_KADDR_NONCANONICAL, 0, -ERANGE },
+#endif
+	{ "put_u8",            true, 1, SETFS_KADDR_MAPPED, 0, 0 },
+	{ "put_u16",           true, 2, SETFS_KADDR_MAPPED, 0, 0 },
+	{ "put_u32",           true, 4, SETFS_KADDR_MAPPED, 0, 0 },
+	{ "put_u64",           true, 8, SETFS_KADDR_MAPPED, 0, 0 },
+	{ "put_u8_guard",      true, 1, SETFS_KADDR_GUARD, 0, -EFAULT },
+	{ "put_u16_guard",     true, 2, SETFS_KADDR_GUARD, 0, -EFAULT },
+	{ "put_u32_guard",     true, 4, SETFS_KADDR_GUARD, 0, -EFAULT },
+	{ "put_u64_guard",     true, 8, SETFS_KADDR_GUARD, 0, -EFAULT },
+};
+
+SETFS_PARAM_ARRAY(nf_typed);
+
+/* get_kernel_nofault() into a variable of @size bytes, returned in @val. */
+static long setfs_get_nofault(const void *src, size_t size, u64 *val)
+{
+	u8 v8 = 0;
+	u16 v16 = 0;
+	u32 v32 = 0;
+	u64 v64 = 0;
+	long ret;
+
+	switch (size) {
+	case 1:
+		ret = get_kernel_nofault(v8, (const u8 *)src);
+		*val = v8;
+		break;
+	case 2:
+		ret = get_kernel_nofault(v16, (const u16 *)src);
+		*val = v16;
+		break;
+	case 4:
+		ret = get_kernel_nofault(v32, (const u32 *)src);
+		*val = v32;
+		break;
+	default:
+		ret = get_kernel_nofault(v64, (const u64 *)src);
+		*val = v64;
+		break;
+	}
+	return ret;
+}
+
+/* The arch primitive under copy_to_kernel_nofault(); needs no export. */
+static long setfs_put_nofault(void *dst, size_t size, u64 val)
+{
+	u8 v8 = val;
+	u16 v16 = val;
+	u32 v32 = val;
+
+	pagefault_disable();
+	switch (size) {
+	case 1:
+		__put_kernel_nofault(dst, &v8, u8, efault);
+		break;
+	case 2:
+		__put_kernel_nofault(dst, &v16, u16, efault);
+		break;
+	case 4:
+		__put_kernel_nofault(dst, &v32, u32, efault);
+		break;
+	default:
+		__put_kernel_nofault(dst, &val, u64, efault);
+		break;
+	}
+	pagefault_enable();
+	return 0;
+
+efault:
+	pagefault_enable();
+	return -EFAULT;
+}
+
+static void *setfs_nf_address(const struct setfs_nf_typed_case *c, u8 *buf)
+{
+	switch (c->target) {
+	case SETFS_KADDR_MAPPED:
+		return buf + c->off;
+	case SETFS_KADDR_GUARD:
+		return setfs_nf_guard() + c->off;
+	case SETFS_KADDR_NONCANONICAL:
+		return (void *)(1UL << (BITS_PER_LONG - 1));
+	case SETFS_KADDR_NULL:
+		break;
+	}
+	return NULL;
+}
+
+/* What a plain load of @size bytes at @p gives. */
+static u64 setfs_nf_load(const void *p, size_t size)
+{
+	switch (size) {
+	case 1:
+		return *(const u8 *)p;
+	case 2:
+		return get_unaligned((const u16 *)p);
+	case 4:
+		return get_unaligned((const u32 *)p);
+	default:
+		return get_unaligned((const u64 *)p);
+	}
+}
+
+static void setfs_nofault_typed(struct kunit *test)
+{
+	const struct setfs_nf_typed_case *c = test->param_value;
+	const u64 val = 0x8877665544332211ULL;
+	u8 buf[SETFS_COPY_BUF] __aligned(8);
+	u8 *addr = setfs_nf_address(c, buf);
+	u64 got = 0;
+
+	if (c->put) {
+		memset(buf, SETFS_COPY_FILL, sizeof(buf));
+		KUNIT_EXPECT_EQ(test, setfs_put_nofault(addr, c->size, val),
+				c->ret);
+		if (c->ret)
+			return;
+		KUNIT_EXPECT_EQ(test, setfs_nf_load(addr, c->size),
+				val & GENMASK_ULL(8 * c->size - 1, 0));
+		setfs_nf_expect_untouched(test, buf, c->off, c->size);
+		return;
+	}
+
+	setfs_kunit_fill_pattern(buf, 0x1234, sizeof(buf));
+	KUNIT_EXPECT_EQ(test, setfs_get_nofault(addr, c->size, &got), c->ret);
+	if (!c->ret)
+		KUNIT_EXPECT_EQ(test, got, setfs_nf_load(addr, c->size));
+	/*
+	 * -ERANGE comes before any access, so the variable keeps its value.
+	 * After -EFAULT it is unspecified: built with asm goto outputs
+	 * (x86_64, gcc 12), the fault paths of copy_from_kernel_nofault()
+	 * still store the register of the failed 2-, 4- or 8-byte load.
+	 */
+	if (c->ret == -ERANGE)
+		KUNIT_EXPECT_EQ(test, got, 0ULL);
+}
+
+static struct kunit_case setfs_nofault_test_cases[] = {
+	KUNIT_CASE_PARAM(setfs_copy_from_kernel_nofault, setfs_nf_gen_params),
+	KUNIT_CASE(setfs_copy_to_kernel_nofault),
+	KUNIT_CASE_PARAM(setfs_nofault_typed, setfs_nf_typed_gen_params),
+	{}
+};
+
+static struct kunit_suite setfs_nofault_suite = {
+	.name = "setfs_nofault",
+	.suite_init = setfs_nofault_suite_init,
+	.suite_exit = setfs_nofault_suite_exit,
+	.test_cases = setfs_nofault_test_cases,
+};
+
+kunit_test_suites(&setfs_nofault_suite);
