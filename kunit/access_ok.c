@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite setfs_access_ok: access_ok() after "x86: remove address space
+ * overrides using set_fs()" and "powerpc: remove address space overrides
+ * using set_fs()".  With no addr_limit left, access_ok() is arithmetic on
+ * TASK_SIZE_MAX alone.  In 6.1 both x86 and powerpc use the generic
+ * __access_ok() of include/asm-generic/access_ok.h:
+ *
+ *	size <= TASK_SIZE_MAX && addr <= TASK_SIZE_MAX - size
+ *
+ * which cannot wrap.  Addresses are given relative to TASK_SIZE_MAX read
+ * at run time: on x86_64 it is 2^47 - PAGE_SIZE, or 2^56 - PAGE_SIZE when
+ * the CPU runs 5-level page tables (la57).
+ */
+#include <linux/kernel.h>
+#include <linux/sched.h>
+#include <linux/uaccess.h>
+
+#include "setfs_kunit.h"
+
+enum setfs_base {
+	SETFS_ZERO,
+	SETFS_TSM,		/* TASK_SIZE_MAX */
+	SETFS_HALF_TSM,		/* TASK_SIZE_MAX / 2 */
+	SETFS_TOP,		/* ULONG_MAX */
+	SETFS_KERNEL,		/* a kernel address: this module's code */
+};
+
+/* access_ok((void __user *)(addr_base + addr), size_base + size) == ok */
+struct setfs_access_ok_case {
+	const char *name;
+	enum setfs_base addr_base;
+	long addr;
+	enum setfs_base size_base;
+	long size;
+	bool ok;
+};
+
+static const struct setfs_access_ok_case setfs_access_ok_cases[] = {
+	{ "null_zero_size",          SETFS_ZERO, 0, SETFS_ZERO, 0, true },
+	{ "null_one_byte",           SETFS_ZERO, 0, SETFS_ZERO, 1, true },
+	{ "null_one_page",           SETFS_ZERO, 0, SETFS_ZERO, PAGE_SIZE, true },
+	{ "whole_user_range",        SETFS_ZERO, 0, SETFS_TSM, 0, true },
+	{ "whole_user_range_plus_1", SETFS_ZERO, 0, SETFS_TSM, 1, false },
+	{ "from_1_tsm_bytes",        SETFS_ZERO, 1, SETFS_TSM, 0, false },
+	{ "last_byte",               SETFS_TSM, -1, SETFS_ZERO, 1, true },
+	{ "last_page",               SETFS_TSM, -(long)PAGE_SIZE, SETFS_ZERO, PAGE_SIZE, true },
+	{ "last_page_plus_1",        SETFS_TSM, -(long)PAGE_SIZE, SETFS_ZERO, PAGE_SIZE + 1,
+	  false },
+	{ "two_bytes_across_tsm",    SETFS_TSM, -1, SETFS_ZERO, 2, false },
+	{ "tsm_zero_size",           SETFS_TSM, 0, SETFS_ZERO, 0, true },
+	{ "tsm_one_byte",            SETFS_TSM, 0, SETFS_ZERO, 1, false },
+	{ "tsm_plus_1_zero_size",    SETFS_TSM, 1, SETFS_ZERO, 0, false },
+	{ "upper_half",              SETFS_HALF_TSM, 0, SETFS_HALF_TSM, 0, true },
+	{ "upper_half_plus_1",       SETFS_HALF_TSM, 1, SETFS_HALF_TSM, 0, false },
+	/* addr + size wraps past ULONG_MAX: a naive sum would pass */
+	{ "wrap_to_zero",            SETFS_ZERO, 1, SETFS_TOP, 0, false },
+	{ "wrap_from_page",          SETFS_ZERO, PAGE_SIZE, SETFS_TOP, -(long)PAGE_SIZE + 1,
+	  false },
+	{ "wrap_last_two_bytes",     SETFS_TOP, -1, SETFS_ZERO, 2, false },
+	{ "top_one_byte",            SETFS_TOP, 0, SETFS_ZERO, 1, false },
+	{ "top_zero_size",           SETFS_TOP, 0, SETFS_ZERO, 0, false },
+	{ "null_size_max",           SETFS_ZERO, 0, SETFS_TOP, 0, false },
+	{ "kernel_address",          SETFS_KERNEL, 0, SETFS_ZERO, 1, false },
+	{ "kernel_address_zero_size", SETFS_KERNEL, 0, SETFS_ZERO, 0, false },
+};
+
+SETFS_PARAM_ARRAY(access_ok);
+
+static unsigned long setfs_base_value(enum setfs_base base)
+{
+	switch (base) {
+	case SETFS_TSM:
+		return TASK_SIZE_MAX;
+	case SETFS_HALF_TSM:
+		return TASK_SIZE_MAX / 2;
+	case SETFS_TOP:
+		return ULONG_MAX;
+	case SETFS_KERNEL:
+		return (unsigned long)setfs_base_value;
+	case SETFS_ZERO:
+		break;
+	}
+	return 0;
+}
+
+static void setfs_access_ok_range(struct kunit *test)
+{
+	const struct setfs_access_ok_case *c = test->param_value;
+	unsigned long addr = setfs_base_value(c->addr_base) + c->addr;
+	unsigned long size = setfs_base_value(c->size_base) + c->size;
+
+	KUNIT_EXPECT_EQ_MSG(test, !!access_ok((void __user *)addr, size), c->ok,
+			    "access_ok(%#lx, %#lx), TASK_SIZE_MAX %#lx",
+			    addr, size, (unsigned long)TASK_SIZE_MAX);
+}
+
+/* The limit the rows are relative to, per architecture. */
+static void setfs_access_ok_task_size_max(struct kunit *test)
+{
+#if defined(CONFIG_X86_64)
+	unsigned int bits = pgtable_l5_enabled() ? 56 : 47;
+
+	KUNIT_EXPECT_EQ_MSG(test, TASK_SIZE_MAX, BIT(bits) - PAGE_SIZE,
+			    "%u-level page tables", pgtable_l5_enabled() ? 5 : 4);
+#elif defined(CONFIG_PPC64)
+	KUNIT_EXPECT_EQ(test, TASK_SIZE_MAX, TASK_SIZE_USER64);
+#else
+	kunit_skip(test, "no TASK_SIZE_MAX expectation for this architecture");
+#endif
+}
+
+/*
+ * A KUnit case runs in a kernel thread without an mm: access_ok() gives
+ * the same answers there, it looks at neither current->mm nor any
+ * per-thread limit.
+ */
+static void setfs_access_ok_without_mm(struct kunit *test)
+{
+	KUNIT_ASSERT_NULL(test, current->mm);
+	KUNIT_EXPECT_TRUE(test, access_ok((void __user *)0, PAGE_SIZE));
+	KUNIT_EXPECT_TRUE(test, access_ok((void __user *)(TASK_SIZE_MAX - 1), 1));
+	KUNIT_EXPECT_FALSE(test, access_ok((void __user *)TASK_SIZE_MAX, 1));
+}
+
+static struct kunit_case setfs_access_ok_test_cases[] = {
+	KUNIT_CASE_PARAM(setfs_access_ok_range, setfs_access_ok_gen_params),
+	KUNIT_CASE(setfs_access_ok_task_size_max),
+	KUNIT_CASE(setfs_access_ok_without_mm),
+	{}
+};
+
+static struct kunit_suite setfs_access_ok_suite = {
+	.name = "setfs_access_ok",
+	.test_cases = setfs_access_ok_test_cases,
+};
+
+kunit_test_suites(&setfs_access_ok_suite);
