@@ -26,6 +26,7 @@ static const struct ktap_group *const groups[] = {
 	&kernel_ptr_group,
 	&nofault_group,
 	&initramfs_group,
+	&procfiles_group,
 };
 
 size_t fixture_size(void)

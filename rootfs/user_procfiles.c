@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * setfs_user_procfiles: the proc files whose proc_ops kernel-patches/
+ * converts from ".proc_read = seq_read" to ".proc_read_iter =
+ * seq_read_iter".  For each: read(2) works, splice(2) into a pipe and
+ * sendfile(2) into a tmpfs file return the bytes read(2) returned (for
+ * files whose content does not change between two reads), and
+ * kernel_read() through the probe's control device succeeds.  Without the
+ * series, splice, sendfile and kernel_read() fail with EINVAL on all of
+ * them.
+ *
+ * The table is the data: adding a file is adding a row.  Not here:
+ * /proc/irq/prof_cpu_mask, whose proc_ops the series converts, but which
+ * nothing creates in 6.1 (create_prof_cpu_mask() has no caller).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <unistd.h>
+
+#include "setfs_user.h"
+
+#define PROCFILE_MAX	(4 << 20)	/* larger than any file in the table */
+
+struct procfile_row {
+	const char *name;
+	const char *path;	/* a glob: the first match is used */
+	const char *ops;	/* the converted proc_ops, for the diagnostics */
+	bool stable;		/* same bytes on every read */
+	bool may_be_empty;
+	const char *arch;	/* NULL: every target; else only this one */
+};
+
+#define STABLE(n, p, o)		{ .name = n, .path = p, .ops = o, .stable = true }
+#define CHANGING(n, p, o)	{ .name = n, .path = p, .ops = o }
+
+static const struct procfile_row procfile_rows[] = {
+	STABLE("kallsyms", "/proc/kallsyms", "kallsyms_proc_ops"),
+	STABLE("modules", "/proc/modules", "modules_proc_ops"),
+	CHANGING("slabinfo", "/proc/slabinfo", "slabinfo_proc_ops"),
+	STABLE("swaps", "/proc/swaps", "swaps_proc_ops"),
+	STABLE("sysvipc_msg", "/proc/sysvipc/msg", "sysvipc_proc_ops"),
+	STABLE("sysvipc_sem", "/proc/sysvipc/sem", "sysvipc_proc_ops"),
+	STABLE("sysvipc_shm", "/proc/sysvipc/shm", "sysvipc_proc_ops"),
+	CHANGING("pressure_cpu", "/proc/pressure/cpu", "psi_cpu_proc_ops"),
+	CHANGING("pressure_io", "/proc/pressure/io", "psi_io_proc_ops"),
+	CHANGING("pressure_memory", "/proc/pressure/memory",
+		 "psi_memory_proc_ops"),
+	STABLE("irq_default_smp_affinity", "/proc/irq/default_smp_affinity",
+	       "default_affinity_proc_ops"),
+	STABLE("irq_smp_affinity", "/proc/irq/[0-9]*/smp_affinity",
+	       "irq_affinity_proc_ops"),
+	STABLE("irq_smp_affinity_list", "/proc/irq/[0-9]*/smp_affinity_list",
+	       "irq_affinity_list_proc_ops"),
+	STABLE("dynamic_debug_control", "/proc/dynamic_debug/control",
+	       "proc_fops"),
+	STABLE("net_dev", "/proc/net/dev", "proc_net_seq_ops"),
+	STABLE("net_unix", "/proc/net/unix", "proc_net_seq_ops"),
+	STABLE("net_protocols", "/proc/net/protocols", "proc_net_seq_ops"),
+	STABLE("net_ptype", "/proc/net/ptype", "proc_net_seq_ops"),
+	STABLE("net_packet", "/proc/net/packet", "proc_net_seq_ops"),
+	STABLE("net_sockstat", "/proc/net/sockstat", "proc_net_single_ops"),
+	CHANGING("net_snmp", "/proc/net/snmp", "proc_net_single_ops"),
+	{ .name = "net_ipconfig_ntp_servers",
+	  .path = "/proc/net/ipconfig/ntp_servers",
+	  .ops = "ntp_servers_proc_ops (DEFINE_PROC_SHOW_ATTRIBUTE)",
+	  .stable = true, .may_be_empty = true },
+	STABLE("net_pktgen_pgctrl", "/proc/net/pktgen/pgctrl",
+	       "pktgen_proc_ops"),
+	{ .name = "bus_input_devices", .path = "/proc/bus/input/devices",
+	  .ops = "input_devices_proc_ops", .stable = true,
+	  .may_be_empty = true },
+	{ .name = "bus_input_handlers", .path = "/proc/bus/input/handlers",
+	  .ops = "input_handlers_proc_ops", .stable = true,
+	  .may_be_empty = true },
+	STABLE("mdstat", "/proc/mdstat", "mdstat_proc_ops"),
+	{ .name = "scsi_scsi", .path = "/proc/scsi/scsi",
+	  .ops = "scsi_scsi_proc_ops", .stable = true, .may_be_empty = true },
+	STABLE("scsi_device_info", "/proc/scsi/device_info",
+	       "scsi_devinfo_proc_ops"),
+	{ .name = "mtrr", .path = "/proc/mtrr", .ops = "mtrr_proc_ops",
+	  .stable = true, .may_be_empty = true, .arch = "x86_64" },
+};
+
+/* The first path the glob matches, in @out. */
+static bool resolve(const char *pattern, char *out, size_t len)
+{
+	glob_t g;
+	bool ok;
+
+	if (glob(pattern, 0, NULL, &g))
+		return false;
+	ok = g.gl_pathc > 0 && strlen(g.gl_pathv[0]) < len;
+	if (ok)
+		strcpy(out, g.gl_pathv[0]);
+	globfree(&g);
+	return ok;
+}
+
+/* All of the file by read(2) in odd-sized steps; -1 on error. */
+static ssize_t read_all(const char *path, unsigned char *buf, size_t max)
+{
+	size_t got = 0;
+	ssize_t ret;
+	int fd;
+
+	fd = open_path(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	while (got < max && (ret = read(fd, buf + got, 1000)) > 0)
+		got += ret;
+	if (ret < 0)
+		diag("read %s: %s", path, strerror(errno));
+	close(fd);
+	return ret < 0 ? -1 : (ssize_t)got;
+}
+
+/* All of the file by splice(2) into a pipe, drained as it fills. */
+static ssize_t splice_all(const char *path, unsigned char *buf, size_t max)
+{
+	int fd, pfd[2] = { -1, -1 };
+	size_t got = 0;
+	ssize_t ret, n;
+
+	fd = open_path(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	if (pipe(pfd)) {
+		close(fd);
+		return -1;
+	}
+	while ((ret = splice(fd, NULL, pfd[1], NULL, 4096, 0)) > 0) {
+		n = drain_pipe(pfd[0], buf + got, max - got);
+		if (n != ret) {
+			diag("drained %zd of %zd spliced bytes", n, ret);
+			ret = -1;
+			errno = EIO;
+			break;
+		}
+		got += n;
+	}
+	if (ret < 0)
+		diag("splice %s: %s", path, errno_name(errno));
+	close(pfd[0]);
+	close(pfd[1]);
+	close(fd);
+	return ret < 0 ? -1 : (ssize_t)got;
+}
+
+/* All of the file by sendfile(2) into a tmpfs file, then read back. */
+static ssize_t sendfile_all(const char *path, unsigned char *buf, size_t max)
+{
+	char tmp[] = "/tmp/setfs_procfile.XXXXXX";
+	ssize_t ret, got = -1;
+	size_t total = 0;
+	int in, out;
+
+	in = open_path(path, O_RDONLY);
+	if (in < 0)
+		return -1;
+	out = mkstemp(tmp);
+	if (out < 0) {
+		diag("mkstemp: %s", strerror(errno));
+		close(in);
+		return -1;
+	}
+	unlink(tmp);
+	while ((ret = sendfile(out, in, NULL, 65536)) > 0)
+		total += ret;
+	if (ret < 0) {
+		diag("sendfile %s: %s", path, errno_name(errno));
+	} else if (total > max) {
+		diag("sendfile gave %zu bytes, more than %zu", total, max);
+	} else {
+		got = pread(out, buf, total, 0);
+		if (got != (ssize_t)total) {
+			diag("read back %zd of %zu bytes", got, total);
+			got = -1;
+		}
+	}
+	close(out);
+	close(in);
+	return got;
+}
+
+/* The first bytes by kernel_read() in the control device's context. */
+static ssize_t kernel_read_start(const char *path, unsigned char *buf,
+				 size_t count)
+{
+	struct setfs_ctl_rw rw = { 0 };
+
+	if ((size_t)snprintf(rw.path, sizeof(rw.path), "%s", path) >=
+	    sizeof(rw.path)) {
+		diag("path %s is longer than the ioctl takes", path);
+		return -1;
+	}
+	rw.buf = (unsigned long)buf;
+	rw.count = count;
+	if (!ctl_call(SETFS_IOC_KERNEL_READ, &rw, "SETFS_IOC_KERNEL_READ"))
+		return -1;
+	if (rw.open_ret) {
+		diag("filp_open %s: %s", path, errno_name((int)-rw.open_ret));
+		return -1;
+	}
+	if (rw.ret < 0) {
+		diag("kernel_read %s: %s", path, errno_name((int)-rw.ret));
+		return -1;
+	}
+	if (rw.pos != rw.ret) {
+		diag("kernel_read returned %lld but moved pos to %lld",
+		     (long long)rw.ret, (long long)rw.pos);
+		return -1;
+	}
+	return rw.ret;
+}
+
+static bool same_bytes(const char *how, const unsigned char *got, ssize_t n,
+		       const unsigned char *want, ssize_t wn)
+{
+	if (n != wn) {
+		diag("%s gave %zd bytes, read(2) %zd", how, n, wn);
+		return false;
+	}
+	return check_mem(how, got, want, n);
+}
+
+static enum case_result run_procfile(const void *data)
+{
+	const struct procfile_row *r = data;
+	unsigned char *want = NULL, *got = NULL;
+	enum case_result res = CASE_FAIL;
+	ssize_t wn, n;
+	char path[256];
+
+#if defined(__x86_64__)
+	const char *arch = "x86_64";
+#elif defined(__powerpc64__)
+	const char *arch = "ppc64le";
+#else
+	const char *arch = "other";
+#endif
+
+	if (r->arch && strcmp(r->arch, arch))
+		return ktap_skip("the file exists only on another architecture");
+	if (!resolve(r->path, path, sizeof(path))) {
+		diag("%s does not exist (kernel config?)", r->path);
+		return CASE_FAIL;
+	}
+	diag("%s: %s", path, r->ops);
+	want = malloc(PROCFILE_MAX);
+	got = malloc(PROCFILE_MAX);
+	if (!want || !got)
+		goto out;
+
+	wn = read_all(path, want, PROCFILE_MAX);
+	if (wn < 0 || (wn == 0 && !r->may_be_empty)) {
+		diag("read(2) of %s gave %zd bytes", path, wn);
+		goto out;
+	}
+
+	n = splice_all(path, got, PROCFILE_MAX);
+	if (n < 0 || (r->stable && !same_bytes("splice", got, n, want, wn)))
+		goto out;
+
+	n = sendfile_all(path, got, PROCFILE_MAX);
+	if (n < 0 || (r->stable && !same_bytes("sendfile", got, n, want, wn)))
+		goto out;
+
+	/*
+	 * One kernel_read() call: seq_read_iter() returns at most what one
+	 * seq_file buffer holds, so the result is a prefix of the file.
+	 */
+	n = kernel_read_start(path, got, SETFS_CTL_RW_MAX);
+	if (n < 0)
+		goto out;
+	if ((n == 0 && wn > 0) || n > wn) {
+		diag("kernel_read gave %zd bytes of a %zd-byte file", n, wn);
+		goto out;
+	}
+	if (r->stable && !check_mem("kernel_read", got, want, n))
+		goto out;
+	res = CASE_PASS;
+out:
+	free(want);
+	free(got);
+	return res;
+}
+
+static const struct ktap_table procfiles_tables[] = {
+	KTAP_TABLE(procfile_rows, run_procfile),
+};
+
+const struct ktap_group procfiles_group = {
+	.name = "setfs_user_procfiles",
+	.tables = procfiles_tables,
+	.ntables = ARRAY_SIZE(procfiles_tables),
+};
