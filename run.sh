@@ -37,7 +37,8 @@ Commands:
   kunit          prepare the tree, apply kernel-patches/, build kernel,
                  modules and rootfs, boot QEMU, run the KUnit suite and the
                  user tests, print KTAP and a summary (the main job)
-  test           what CI runs: "kunit" on every default target
+  test           what CI runs: the harness's usage checks, "kunit" on the
+                 selected targets, and "check-patches"
   shell          boot the guest with an interactive shell (modules in /root)
   export         turn the commits on top of the pristine tree into
                  kernel-patches/ (git format-patch --cover-letter)
@@ -160,7 +161,7 @@ load_target() {
 	local rec="$REPO/targets/$1.conf"
 
 	[ -f "$rec" ] || usage_error "unknown target '$1' (known: $(known_targets))"
-	unset T_LINUX_ARCH T_CROSS T_DEB_ARCH T_FRAGMENT T_IMAGE T_QEMU \
+	unset T_LINUX_ARCH T_CROSS T_DEB_ARCH T_FRAGMENTS T_IMAGE T_QEMU \
 		T_QEMU_ARGS T_CONSOLE T_HALT T_PKGS
 	# shellcheck source=targets/x86_64.conf
 	. "$rec"
@@ -350,7 +351,11 @@ fragments() {
 	echo "$REPO/config/base.config"
 	echo "$REPO/config/procfs.config"
 	echo "$REPO/config/selftests.config"
-	echo "$REPO/$T_FRAGMENT"
+	local f
+
+	for f in $T_FRAGMENTS; do
+		echo "$REPO/$f"
+	done
 	echo "$REPO/kunit/.kunitconfig"
 }
 
@@ -682,7 +687,7 @@ SPLAT_RE='Kernel panic|Oops|BUG:|WARNING: CPU:|Call Trace:|general protection fa
 # kunit.py, count the results.
 report_target() {
 	local log=$T_WORK/console.log ktap=$T_WORK/results.ktap json=$T_WORK/results.json
-	local counts splat name
+	local counts splat name taint
 
 	tr -d '\r' <"$log" | sed -n '/^SETFS-KTAP-BEGIN$/,/^SETFS-KTAP-END$/p' |
 		sed '1d;$d' >"$ktap"
@@ -734,10 +739,20 @@ for case in top["test_cases"]:
     # A top-level result without subtests: a suite that reported nothing.
     print("suite %s 0 %d 0" % (case["name"], case["status"] != "SKIP"))
 print("total %d %d %d" % count(top))
+# KUnit suites run in the kernel; setfs_user_*, setfs_guest and
+# setfs_selftest_* run in user space.
+kunit = [0, 0, 0]
+user = [0, 0, 0]
+for suite in top["sub_groups"]:
+    side = user if suite["name"].startswith(("setfs_user_", "setfs_guest", "setfs_selftest_")) else kunit
+    for i, v in enumerate(count(suite)):
+        side[i] += v
+print("split %d %d %d %d %d %d" % tuple(kunit + user))
 EOF
 ) || die "$T_NAME: cannot read $json"
 	echo "$counts" | awk '$1 == "suite" { printf "    %-28s %4d passed %4d failed %4d skipped\n", $2, $3, $4, $5 }'
 	read -r _ T_PASS T_FAIL T_SKIP < <(echo "$counts" | grep '^total')
+	read -r _ T_SPLIT < <(echo "$counts" | grep '^split')
 	while read -r _ name; do
 		FAILED_CASES+=("$T_NAME: $name")
 	done < <(echo "$counts" | grep '^failcase ' || true)
@@ -747,6 +762,16 @@ EOF
 	fi
 	if grep -q '\[ERROR\]' "$T_WORK/parse.log"; then
 		echo "run.sh: $T_NAME: kunit.py found errors in the KTAP (see above)" >&2
+		T_FAIL=$((T_FAIL + 1))
+	fi
+	# Taint: only out-of-tree (O, 4096), unsigned module (E, 8192) and
+	# KUnit test (N, 262144) are expected.
+	taint=$(tr -d '\r' <"$log" | sed -n 's/^setfs-init: tainted=\([0-9]*\)$/\1/p' | tail -n 1)
+	if [ -z "$taint" ]; then
+		echo "run.sh: $T_NAME: the guest did not report its taint" >&2
+		T_FAIL=$((T_FAIL + 1))
+	elif [ $((taint & ~(4096 | 8192 | 262144))) -ne 0 ]; then
+		echo "run.sh: $T_NAME: the kernel is tainted $taint (more than O, E and N)" >&2
 		T_FAIL=$((T_FAIL + 1))
 	fi
 	splat=$(grep -nE "$SPLAT_RE" "$log" || true)
@@ -776,6 +801,7 @@ arch/s390/ s390
 drivers/s390/ s390
 arch/alpha/ alpha
 arch/sh/ sh
+arch/sparc/kernel/led.c sparc32
 arch/sparc/ sparc
 arch/um/ um
 arch/parisc/ parisc
@@ -783,7 +809,8 @@ drivers/parisc/ parisc
 drivers/pnp/pnpbios/ i386
 "
 
-# ARCH -> "make ARCH value, cross prefix, Debian package of the compiler".
+# ARCH -> "make ARCH value, cross prefix, Debian package of the compiler"
+# and options allmodconfig must start from (KCONFIG_ALLCONFIG), if any.
 check_toolchain() {
 	case "$1" in
 	x86_64) echo "x86_64 - gcc" ;;
@@ -798,6 +825,7 @@ check_toolchain() {
 	alpha) echo "alpha alpha-linux-gnu- gcc-alpha-linux-gnu" ;;
 	sh) echo "sh sh4-linux-gnu- gcc-sh4-linux-gnu" ;;
 	sparc) echo "sparc sparc64-linux-gnu- gcc-sparc64-linux-gnu" ;;
+	sparc32) echo "sparc sparc64-linux-gnu- gcc-sparc64-linux-gnu CONFIG_64BIT=n" ;;
 	parisc) echo "parisc hppa-linux-gnu- gcc-hppa-linux-gnu" ;;
 	*) return 1 ;;
 	esac
@@ -832,9 +860,9 @@ check_tree_reset() {
 # built in it.  Returns 1 when the compiler for ARCH is missing.
 declare -A CHECK_READY=() CHECK_UNUSABLE=()
 check_make_args() {
-	local arch=$1 karch cross pkg dir log
+	local arch=$1 karch cross pkg seed dir log
 
-	read -r karch cross pkg < <(check_toolchain "$arch")
+	read -r karch cross pkg seed < <(check_toolchain "$arch")
 	[ "$cross" = - ] && cross=
 	[ -z "${CHECK_UNUSABLE[$arch]:-}" ] || return 1
 	command -v "${cross}gcc" >/dev/null || ensure_pkgs_soft "$pkg"
@@ -849,7 +877,9 @@ check_make_args() {
 	if [ -z "${CHECK_READY[$arch]:-}" ]; then
 		mkdir -p "$dir"
 		info "check-patches: allmodconfig + prepare for $arch (log: $log)"
-		if ! make "${CHECK_ARGS[@]}" allmodconfig >"$log" 2>&1 ||
+		printf '%s\n' "$seed" >"$dir.allconfig"
+		if ! make "${CHECK_ARGS[@]}" KCONFIG_ALLCONFIG="$dir.allconfig" \
+		     allmodconfig >"$log" 2>&1 ||
 		   ! make "${CHECK_ARGS[@]}" prepare >>"$log" 2>&1; then
 			# The pristine tree itself does not build here: say so
 			# with the first error, and go on with the other arches.
@@ -876,6 +906,22 @@ enclosing_symbol() {
 	' "$1"
 }
 
+# A .c file that another one #includes (kernel/sched/psi.c in
+# build_utility.c; hostap_download.c in hostap_hw.c, itself included by
+# hostap_pci.c) is built through the outermost includer.
+check_includer() {
+	local f=$1 by
+
+	for _ in 1 2 3; do
+		by=$(git -C "$CHECK_TREE" grep -l -E \
+			"^#[[:space:]]*include[[:space:]]+\"$(basename "$f")\"" \
+			-- "$(dirname "$f")/*.c" | head -n 1) || true
+		[ -n "$by" ] || break
+		f=$by
+	done
+	echo "$f"
+}
+
 # The .c files whose objects show that a patch builds: the .c files it
 # touches, and for a header the .c files that use the macros it changes
 # or the function named in the hunk header (at most 8 per symbol).
@@ -884,12 +930,7 @@ check_sources() {
 
 	while read -r f; do
 		case "$f" in
-		*.c)
-			# A .c file that another one #includes (kernel/sched/psi.c
-			# in build_utility.c) is built through its includer.
-			git -C "$CHECK_TREE" grep -l -E "^#[[:space:]]*include[[:space:]]+\"$(basename "$f")\"" \
-				-- "$(dirname "$f")/*.c" | grep . || echo "$f"
-			;;
+		*.c) check_includer "$f" ;;
 		*.h)
 			{
 				git -C "$CHECK_TREE" diff -U0 "$rev~1" "$rev" -- "$f" |
@@ -908,9 +949,50 @@ check_sources() {
 	done < <(git -C "$CHECK_TREE" diff --name-only "$rev~1" "$rev") | sort -u
 }
 
+# check_fails_before REV ARCH OBJS N: whether OBJS also fail to build on
+# REV's parent, i.e. the failure is not this patch's.
+check_fails_before() {
+	local rev=$1 arch=$2 objs=$3 n=$4 rc=0
+
+	git -C "$CHECK_TREE" checkout -q --detach "$rev~1"
+	# shellcheck disable=SC2086 # a list of objects
+	make "${CHECK_ARGS[@]}" $objs >"$CACHE/check/logs/$n-$arch-before.log" 2>&1 || rc=1
+	git -C "$CHECK_TREE" checkout -q --detach "$rev"
+	[ "$rc" -eq 1 ]
+}
+
+# checkpatch_exceptions PATCH REPORTS: the reports that are not accepted
+# in kernel-patches/checkpatch-exceptions ("patch-file|text|reason"); the
+# accepted ones are printed with their reason.
+checkpatch_exceptions() {
+	local patch=$1 line name text reason kept="" accepted
+	local list=$REPO/kernel-patches/checkpatch-exceptions
+
+	while IFS= read -r line; do
+		[ -n "$line" ] || continue
+		accepted=
+		if [ -f "$list" ]; then
+			while IFS='|' read -r name text reason; do
+				case "$name" in ''|'#'*) continue ;; esac
+				if [ "$name" = "$patch" ] && [[ "$line" == *"$text"* ]]; then
+					accepted=$reason
+					break
+				fi
+			done <"$list"
+		fi
+		if [ -n "$accepted" ]; then
+			echo "        accepted: ${line##*: } ($accepted)" >&2
+		else
+			kept+=$line$'\n'
+		fi
+	done <<<"$2"
+	printf '%s' "$kept"
+}
+
 cmd_check_patches() {
 	local patches p i=0 n t0 t_all rev out srcs f arch objs cp_out
 	local passed=0 failed=0 built untested=() result
+	PREEXISTING=()
 	declare -A by_arch
 
 	t_all=$(now)
@@ -940,17 +1022,38 @@ cmd_check_patches() {
 			by_arch[$arch]+=" ${f%.c}.o"
 		done
 		built=
+		if [ ${#srcs[@]} -eq 0 ] &&
+		   git -C "$CHECK_TREE" diff --name-only "$rev~1" "$rev" | grep -q '\.[ch]$'; then
+			built=" no object found for the C files it touches;"
+			result=fail
+		fi
 		for arch in "${!by_arch[@]}"; do
 			if ! check_make_args "$arch"; then
 				untested+=("$(basename "$p"): ${by_arch[$arch]# } ($arch: ${CHECK_UNUSABLE[$arch]})")
 				built+=" $arch: not compile-tested;"
 				continue
 			fi
+			objs=$(wc -w <<<"${by_arch[$arch]}")
+			# Compile each object again at this patch, whatever the
+			# build dir holds from earlier runs.
+			for f in ${by_arch[$arch]}; do
+				rm -f "$CACHE/check/build-$arch/$(dirname "$f")/.$(basename "$f").cmd" \
+					"$CACHE/check/build-$arch/$f"
+			done
 			# shellcheck disable=SC2086 # a list of objects
 			if make "${CHECK_ARGS[@]}" ${by_arch[$arch]} \
 			   >"$CACHE/check/logs/$i-$arch.log" 2>&1; then
-				objs=$(wc -w <<<"${by_arch[$arch]}")
 				built+=" $arch: $objs built;"
+			elif check_fails_before "$rev" "$arch" "${by_arch[$arch]}" "$i" &&
+			     make "${CHECK_ARGS[@]}" ${by_arch[$arch]} KCFLAGS=-Wno-error \
+			     >"$CACHE/check/logs/$i-$arch-wno-error.log" 2>&1; then
+				# The same objects fail to build before this patch
+				# as well (a warning that allmodconfig's WERROR turns
+				# into an error in the pristine tree): build them
+				# without -Werror to still compile-test the patch.
+				built+=" $arch: $objs built with -Wno-error (fails before this patch too);"
+				PREEXISTING+=("$(basename "$p"): $arch: $(grep -m1 'error:' \
+					"$CACHE/check/logs/$i-$arch.log" | sed 's|.*/check/tree/||' | cut -c1-90)")
 			else
 				built+=" $arch: BUILD FAILED;"
 				result=fail
@@ -959,6 +1062,7 @@ cmd_check_patches() {
 		done
 		cp_out=$(cd "$CHECK_TREE" && scripts/checkpatch.pl --strict --terse \
 			--no-summary "$p" 2>&1) || true
+		cp_out=$(checkpatch_exceptions "$(basename "$p")" "$cp_out")
 		if [ -n "$cp_out" ]; then
 			result=fail
 			printf '        %s\n' "${cp_out//$'\n'/$'\n'        }"
@@ -977,9 +1081,58 @@ cmd_check_patches() {
 		echo "not compile-tested:"
 		printf '    %s\n' "${untested[@]}"
 	fi
+	if [ ${#PREEXISTING[@]} -gt 0 ]; then
+		echo "built with -Wno-error, failing before the patch too:"
+		printf '    %s\n' "${PREEXISTING[@]}"
+	fi
 	echo "check-patches: $n patches in $(elapsed "$t_all")s"
 	echo "$passed passed, $failed failed"
+	SUM_P=$((SUM_P + passed)) SUM_F=$((SUM_F + failed))
 	[ "$failed" -eq 0 ]
+}
+
+# The harness's own answers to bad input: usage errors exit 2 and say why.
+cmd_selftest() {
+	local passed=0 failed=0 name want args out rc
+
+	echo "==== harness ===="
+	while IFS='|' read -r name want args; do
+		rc=0
+		# shellcheck disable=SC2086 # args is a word list
+		out=$("$0" $args 2>&1) || rc=$?
+		if [ "$rc" -eq 2 ] && grep -q "$want" <<<"$out"; then
+			echo "ok $name"
+			passed=$((passed + 1))
+		else
+			echo "not ok $name: exit $rc, output: $out"
+			failed=$((failed + 1))
+		fi
+	done <<'EOF'
+unknown_option_exits_2|unknown option '--bogus'|kunit --bogus
+unknown_command_exits_2|unknown command 'frob'|frob
+unknown_target_exits_2|unknown target 'nosuch'|kunit --arch nosuch
+bad_timeout_exits_2|--timeout takes seconds|kunit --timeout soon
+zero_timeout_exits_2|--timeout takes seconds|kunit --timeout 0
+no_command_exits_2|no command given|--arch x86_64
+EOF
+	echo "$passed passed, $failed failed"
+	SUM_P=$((SUM_P + passed)) SUM_F=$((SUM_F + failed))
+	[ "$failed" -eq 0 ]
+}
+
+# CI's command: the harness checks, every default target, and the series
+# compile test; one summary line over all of them.
+cmd_test() {
+	local rc=0
+
+	cmd_selftest || rc=1
+	cmd_kunit || rc=1
+	echo
+	echo "==== check-patches ===="
+	cmd_check_patches || rc=1
+	echo
+	echo "test: $SUM_P passed, $SUM_F failed, $SUM_S skipped"
+	return "$rc"
 }
 
 # ------------------------------------------------------------------ main
@@ -996,11 +1149,11 @@ run_target() {
 	build_rootfs
 	boot_guest test
 	report_target
-	RESULTS+=("$T_NAME $T_PASS $T_FAIL $T_SKIP $BOOT_SECONDS")
+	RESULTS+=("$T_NAME $T_PASS $T_FAIL $T_SKIP $BOOT_SECONDS $T_SPLIT")
 }
 
 cmd_kunit() {
-	local arch t0 total_p=0 total_f=0 total_s=0 r name p f s b
+	local arch t0 total_p=0 total_f=0 total_s=0 r name p f s b kp kf ks up uf us
 
 	t0=$(now)
 	RESULTS=()
@@ -1014,10 +1167,12 @@ cmd_kunit() {
 	done
 	echo
 	echo "==== summary ===="
-	printf '%-14s %7s %7s %8s %8s\n' target passed failed skipped boot_s
+	printf '%-14s %7s %7s %8s   %-17s %-17s %6s\n' target passed failed skipped \
+		"kunit p/f/s" "user p/f/s" boot_s
 	for r in "${RESULTS[@]}"; do
-		read -r name p f s b <<<"$r"
-		printf '%-14s %7d %7d %8d %8s\n' "$name" "$p" "$f" "$s" "$b"
+		read -r name p f s b kp kf ks up uf us <<<"$r"
+		printf '%-14s %7d %7d %8d   %-17s %-17s %6s\n' "$name" "$p" "$f" "$s" \
+			"$kp/$kf/$ks" "$up/$uf/$us" "$b"
 		total_p=$((total_p + p))
 		total_f=$((total_f + f))
 		total_s=$((total_s + s))
@@ -1030,6 +1185,7 @@ cmd_kunit() {
 	printf '%s\n' "${TIMINGS[@]}" | awk -F'\t' '{ printf "    %-22s %6.1fs  %s\n", $1, $2, $3 }'
 	echo "total wall time: $(elapsed "$t0")s"
 	echo "$total_p passed, $total_f failed, $total_s skipped"
+	SUM_P=$((SUM_P + total_p)) SUM_F=$((SUM_F + total_f)) SUM_S=$((SUM_S + total_s))
 	[ "$total_f" -eq 0 ]
 }
 
@@ -1112,6 +1268,7 @@ main() {
 
 	ARCHES=${DEFAULT_ARCHES// /,}
 	KEEP_TREE=0
+	SUM_P=0 SUM_F=0 SUM_S=0
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		-h|--help|help) usage; exit 0 ;;
@@ -1129,7 +1286,13 @@ main() {
 		shift
 	done
 	[ -n "$cmd" ] || usage_error "no command given"
-	case "$BOOT_TIMEOUT" in ''|*[!0-9]*) usage_error "--timeout takes seconds, not '$BOOT_TIMEOUT'" ;; esac
+	case "$cmd" in
+	kunit|test|shell|export|check-patches) ;;
+	*) usage_error "unknown command '$cmd'" ;;
+	esac
+	case "$BOOT_TIMEOUT" in
+	''|*[!0-9]*|0) usage_error "--timeout takes seconds (more than 0), not '$BOOT_TIMEOUT'" ;;
+	esac
 	local a
 	for a in ${ARCHES//,/ }; do
 		[ -f "$REPO/targets/$a.conf" ] || usage_error "unknown target '$a' (known: $(known_targets))"
@@ -1141,7 +1304,7 @@ main() {
 
 	case "$cmd" in
 	kunit) cmd_kunit ;;
-	test) ARCHES=${ARCHES:-${DEFAULT_ARCHES// /,}}; cmd_kunit ;;
+	test) cmd_test ;;
 	shell) cmd_shell ;;
 	export) cmd_export ;;
 	check-patches) cmd_check_patches ;;
