@@ -22,6 +22,7 @@ static const struct ktap_group *const groups[] = {
 	&proc_group,
 	&splice_group,
 	&kernel_rw_group,
+	&paging_group,
 	&uaccess_group,
 	&kernel_ptr_group,
 	&nofault_group,

@@ -17,6 +17,7 @@
 extern const struct ktap_group proc_group;
 extern const struct ktap_group splice_group;
 extern const struct ktap_group kernel_rw_group;
+extern const struct ktap_group paging_group;
 extern const struct ktap_group uaccess_group;
 extern const struct ktap_group kernel_ptr_group;
 extern const struct ktap_group nofault_group;
