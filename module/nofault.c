@@ -3,7 +3,8 @@
  * SETFS_IOC_NOFAULT: get_kernel_nofault() and copy_from_kernel_nofault(),
  * the helpers that replaced probe_kernel_read() and its set_fs(KERNEL_DS),
  * on classes of addresses.  Which of them may be read is the business of
- * copy_from_kernel_nofault_allowed() (arch/x86/mm/maccess.c on x86); the
+ * copy_from_kernel_nofault_allowed() (arch/x86/mm/maccess.c on x86,
+ * arch/powerpc/mm/maccess.c, is_kernel_addr(), on powerpc); the
  * ones it allows are read with page faults disabled, so an unmapped one
  * gives -EFAULT instead of an oops.
  */

@@ -12,6 +12,13 @@
  *     after it: NULL and every user address, mapped or not, are -ERANGE);
  *   - not in the vsyscall page (-ERANGE although above TASK_SIZE_MAX);
  *   - canonical for the CPU's virtual address bits (-ERANGE otherwise).
+ *
+ * powerpc64 (arch/powerpc/mm/maccess.c) allows is_kernel_addr() only:
+ * addresses at or above PAGE_OFFSET (0xc000000000000000, quadrant 3).
+ * Everything below, user space and quadrants 1 and 2 alike, is -ERANGE.
+ * It has neither a vsyscall page nor non-canonical addresses (the top two
+ * bits of an effective address select a quadrant), and its kernel map has
+ * no hypervisor guard hole: those rows are x86_64's and skip there.
  */
 #include <errno.h>
 #include <string.h>
@@ -26,8 +33,21 @@ enum nf_addr {
 	NF_TOP_GUARD_END,	/* the last 8 bytes of the page after it */
 	NF_NON_CANONICAL,	/* 1 << 63 */
 	NF_VSYSCALL,		/* the vsyscall page, 0xffffffffff600000 */
-	NF_KERNEL_HOLE,		/* 0xffff800000000000, see below */
+	NF_KERNEL_HOLE,		/* -(TASK_SIZE_MAX + PAGE_SIZE), see below */
+	NF_BELOW_PAGE_OFFSET,	/* 0xbffffffffffffff8 */
 };
+
+/*
+ * NF_NA(x86_64, ppc64): why a row cannot exist on the architecture this
+ * binary runs on (NULL: it runs), one reason per architecture.
+ */
+#if defined(__x86_64__)
+#define NF_NA(x86_64, ppc64)	(x86_64)
+#elif defined(__powerpc64__)
+#define NF_NA(x86_64, ppc64)	(ppc64)
+#else
+#define NF_NA(x86_64, ppc64)	"no nofault expectations for this architecture"
+#endif
 
 enum nf_value {
 	NF_ZERO,		/* nothing read */
@@ -43,58 +63,73 @@ struct nf_row {
 	unsigned long long size;	/* SETFS_NF_COPY */
 	long long ret;
 	enum nf_value value;
+	const char *na;		/* NF_NA(): skipped, and why */
 };
 
 static const struct nf_row nf_rows[] = {
 	/* A module global is mapped kernel memory: read, 0. */
 	{ "get_kernel_nofault_module_global", SETFS_NF_GET, SETFS_NF_GLOBAL,
-	  NF_NONE, 0, 0, NF_MAGIC },
+	  NF_NONE, 0, 0, NF_MAGIC, NULL },
 	{ "copy_from_kernel_nofault_module_global_8", SETFS_NF_COPY,
-	  SETFS_NF_GLOBAL, NF_NONE, 8, 0, NF_MAGIC },
+	  SETFS_NF_GLOBAL, NF_NONE, 8, 0, NF_MAGIC, NULL },
 	{ "copy_from_kernel_nofault_module_global_3", SETFS_NF_COPY,
-	  SETFS_NF_GLOBAL, NF_NONE, 3, 0, NF_MAGIC },
+	  SETFS_NF_GLOBAL, NF_NONE, 3, 0, NF_MAGIC, NULL },
 	/* The same for the buffer whose address INFO gives user space. */
 	{ "get_kernel_nofault_info_kernel_buffer", SETFS_NF_GET, SETFS_NF_ADDR,
-	  NF_KBUF, 0, 0, NF_KBUF_BYTES },
+	  NF_KBUF, 0, 0, NF_KBUF_BYTES, NULL },
 	/* NULL is below TASK_SIZE_MAX + PAGE_SIZE: refused, no access. */
 	{ "get_kernel_nofault_null_erange", SETFS_NF_GET, SETFS_NF_NULL,
-	  NF_NONE, 0, -ERANGE, NF_ZERO },
+	  NF_NONE, 0, -ERANGE, NF_ZERO, NULL },
 	{ "copy_from_kernel_nofault_null_erange", SETFS_NF_COPY, SETFS_NF_NULL,
-	  NF_NONE, 1, -ERANGE, NF_ZERO },
+	  NF_NONE, 1, -ERANGE, NF_ZERO, NULL },
 	/*
 	 * The guard page after a vmalloc() area is a canonical kernel
 	 * address, so allowed, and never mapped: the read faults, -EFAULT.
 	 */
 	{ "get_kernel_nofault_vmalloc_guard_efault", SETFS_NF_GET,
-	  SETFS_NF_VMALLOC_GUARD, NF_NONE, 0, -EFAULT, NF_ZERO },
+	  SETFS_NF_VMALLOC_GUARD, NF_NONE, 0, -EFAULT, NF_ZERO, NULL },
 	{ "copy_from_kernel_nofault_vmalloc_guard_efault", SETFS_NF_COPY,
-	  SETFS_NF_VMALLOC_GUARD, NF_NONE, 1, -EFAULT, NF_ZERO },
+	  SETFS_NF_VMALLOC_GUARD, NF_NONE, 1, -EFAULT, NF_ZERO, NULL },
 	/*
 	 * A user address is refused even when it is mapped and readable:
 	 * the nofault helpers read kernel memory only.
 	 */
 	{ "get_kernel_nofault_user_address_erange", SETFS_NF_GET,
-	  SETFS_NF_ADDR, NF_USER, 0, -ERANGE, NF_ZERO },
+	  SETFS_NF_ADDR, NF_USER, 0, -ERANGE, NF_ZERO, NULL },
 	{ "copy_from_kernel_nofault_user_address_erange", SETFS_NF_COPY,
-	  SETFS_NF_ADDR, NF_USER, 8, -ERANGE, NF_ZERO },
+	  SETFS_NF_ADDR, NF_USER, 8, -ERANGE, NF_ZERO, NULL },
 	/* TASK_SIZE_MAX and the page after it: the user guard page. */
 	{ "get_kernel_nofault_task_size_max_erange", SETFS_NF_GET,
-	  SETFS_NF_ADDR, NF_TOP, 0, -ERANGE, NF_ZERO },
+	  SETFS_NF_ADDR, NF_TOP, 0, -ERANGE, NF_ZERO, NULL },
 	{ "get_kernel_nofault_end_of_user_guard_page_erange", SETFS_NF_GET,
-	  SETFS_NF_ADDR, NF_TOP_GUARD_END, 0, -ERANGE, NF_ZERO },
-	/* Not canonical with 48 virtual address bits. */
+	  SETFS_NF_ADDR, NF_TOP_GUARD_END, 0, -ERANGE, NF_ZERO, NULL },
+	/* Not canonical with 48 (or 57) virtual address bits. */
 	{ "get_kernel_nofault_non_canonical_erange", SETFS_NF_GET,
-	  SETFS_NF_ADDR, NF_NON_CANONICAL, 0, -ERANGE, NF_ZERO },
+	  SETFS_NF_ADDR, NF_NON_CANONICAL, 0, -ERANGE, NF_ZERO,
+	  NF_NA(NULL,
+		"powerpc64 has no canonical form: bits 63:62 pick a quadrant") },
 	/* Above TASK_SIZE_MAX but counted as user space. */
 	{ "get_kernel_nofault_vsyscall_page_erange", SETFS_NF_GET,
-	  SETFS_NF_ADDR, NF_VSYSCALL, 0, -ERANGE, NF_ZERO },
+	  SETFS_NF_ADDR, NF_VSYSCALL, 0, -ERANGE, NF_ZERO,
+	  NF_NA(NULL, "powerpc64 has no vsyscall page, only the vDSO") },
 	/*
 	 * The first canonical kernel address starts the guard hole that
 	 * Documentation/x86/x86_64/mm.rst reserves for hypervisors and
-	 * Linux never maps: allowed, and the read faults.
+	 * Linux never maps (0xffff800000000000 with 4-level paging,
+	 * 0xff00000000000000 with 5-level): allowed, and the read faults.
 	 */
 	{ "get_kernel_nofault_kernel_guard_hole_efault", SETFS_NF_GET,
-	  SETFS_NF_ADDR, NF_KERNEL_HOLE, 0, -EFAULT, NF_ZERO },
+	  SETFS_NF_ADDR, NF_KERNEL_HOLE, 0, -EFAULT, NF_ZERO,
+	  NF_NA(NULL,
+		"x86_64 layout; powerpc64 kernel space starts at PAGE_OFFSET") },
+	/*
+	 * The last 8 bytes below 0xc000000000000000: x86_64 refuses them as
+	 * non-canonical, powerpc64 as below PAGE_OFFSET (quadrant 2, not
+	 * is_kernel_addr()).  Either way -ERANGE without an access.
+	 */
+	{ "get_kernel_nofault_below_page_offset_erange", SETFS_NF_GET,
+	  SETFS_NF_ADDR, NF_BELOW_PAGE_OFFSET, 0, -ERANGE, NF_ZERO,
+	  NF_NA(NULL, NULL) },
 };
 
 static const unsigned long long nf_user_var = 0x0123456789abcdefULL;
@@ -118,7 +153,10 @@ static unsigned long long nf_address(const struct nf_row *r,
 	case NF_VSYSCALL:
 		return 0xffffffffff600000ULL;
 	case NF_KERNEL_HOLE:
-		return 0xffff800000000000ULL;
+		/* The kernel half starts where the user half ends, mirrored. */
+		return -(info->task_size_max + info->page_size);
+	case NF_BELOW_PAGE_OFFSET:
+		return 0xbffffffffffffff8ULL;
 	}
 	return 0;
 }
@@ -148,6 +186,8 @@ static enum case_result run_nf_row(const void *data)
 	struct setfs_ctl_nofault c = { 0 };
 	struct setfs_ctl_info info;
 
+	if (r->na)
+		return ktap_skip(r->na);
 	if (!ctl_info(&info))
 		return CASE_FAIL;
 	c.op = r->op;
