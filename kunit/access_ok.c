@@ -10,7 +10,8 @@
  *
  * which cannot wrap.  Addresses are given relative to TASK_SIZE_MAX read
  * at run time: on x86_64 it is 2^47 - PAGE_SIZE, or 2^56 - PAGE_SIZE when
- * the CPU runs 5-level page tables (la57).
+ * the CPU runs 5-level page tables (la57); on powerpc64 (Book3S) it is
+ * TASK_SIZE_USER64, 2^52 with 64K pages.
  */
 #include <linux/kernel.h>
 #include <linux/sched.h>
@@ -104,7 +105,15 @@ static void setfs_access_ok_task_size_max(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, TASK_SIZE_MAX, BIT(bits) - PAGE_SIZE,
 			    "%u-level page tables", pgtable_l5_enabled() ? 5 : 4);
 #elif defined(CONFIG_PPC64)
-	KUNIT_EXPECT_EQ(test, TASK_SIZE_MAX, TASK_SIZE_USER64);
+	/*
+	 * TASK_SIZE_USER64 (asm/task_size_64.h): 4 PB with 64K pages, 64 TB
+	 * with 4K pages, whichever MMU (hash or radix) runs.
+	 */
+	unsigned int bits = IS_ENABLED(CONFIG_PPC_64K_PAGES) ? 52 : 46;
+
+	KUNIT_EXPECT_EQ_MSG(test, TASK_SIZE_MAX, BIT(bits),
+			    "%s MMU, %lu-byte pages",
+			    radix_enabled() ? "radix" : "hash", PAGE_SIZE);
 #else
 	kunit_skip(test, "no TASK_SIZE_MAX expectation for this architecture");
 #endif

@@ -20,6 +20,19 @@
  * - strncpy_from_user() stops at TASK_SIZE_MAX: -EFAULT when it gets
  *   there before the NUL and before count bytes.
  *
+ * powerpc64 (arch/powerpc/include/asm/uaccess.h) gives every row the same
+ * answer by other means: TASK_SIZE_MAX is TASK_SIZE_USER64 (2^52 with 64K
+ * pages), access_ok() is the same asm-generic __access_ok(), get_user()
+ * and put_user() check access_ok(ptr, n) before the access (so the last n
+ * bytes work and one byte higher is -EFAULT) and zero the value on a
+ * fault; __copy_tofrom_user() and __arch_clear_user() redo a faulting
+ * copy byte by byte, so they are exact too.
+ *
+ * Every address derives from TASK_SIZE_MAX and PAGE_SIZE as INFO reports
+ * them: with 5-level paging (x86_64-la57) the rows run at 2^56, on
+ * powerpc64 at 2^52 with 64K pages.  A MAP_FIXED_NOREPLACE mapping above
+ * 2^47 needs no opt-in, unlike a hint (setfs_user_paging).
+ *
  * The mappings: the highest user page (MAP_FIXED_NOREPLACE at
  * TASK_SIZE_MAX - PAGE_SIZE), the page below it unmapped (the hole), and
  * elsewhere a page followed by an unmapped one (the edge).
