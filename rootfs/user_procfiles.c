@@ -85,6 +85,24 @@ static const struct procfile_row procfile_rows[] = {
 	       "scsi_devinfo_proc_ops"),
 	{ .name = "mtrr", .path = "/proc/mtrr", .ops = "mtrr_proc_ops",
 	  .stable = true, .may_be_empty = true, .arch = "x86_64" },
+	/* pseries only: arch/powerpc/platforms/pseries/lparcfg.c, rtas-proc.c */
+	{ .name = "powerpc_lparcfg", .path = "/proc/powerpc/lparcfg",
+	  .ops = "lparcfg_proc_ops", .arch = "ppc64le" },
+	{ .name = "powerpc_rtas_progress", .path = "/proc/powerpc/rtas/progress",
+	  .ops = "ppc_rtas_progress_proc_ops", .stable = true,
+	  .may_be_empty = true, .arch = "ppc64le" },
+	{ .name = "powerpc_rtas_clock", .path = "/proc/powerpc/rtas/clock",
+	  .ops = "ppc_rtas_clock_proc_ops", .arch = "ppc64le" },
+	{ .name = "powerpc_rtas_poweron", .path = "/proc/powerpc/rtas/poweron",
+	  .ops = "ppc_rtas_poweron_proc_ops", .stable = true,
+	  .arch = "ppc64le" },
+	{ .name = "powerpc_rtas_frequency",
+	  .path = "/proc/powerpc/rtas/frequency",
+	  .ops = "ppc_rtas_tone_freq_proc_ops", .stable = true,
+	  .arch = "ppc64le" },
+	{ .name = "powerpc_rtas_volume", .path = "/proc/powerpc/rtas/volume",
+	  .ops = "ppc_rtas_tone_volume_proc_ops", .stable = true,
+	  .arch = "ppc64le" },
 };
 
 /* The first path the glob matches, in @out. */
