@@ -14,7 +14,7 @@ TREE=$CACHE/linux
 TREE_STATE=$CACHE/tree.state
 JOBS=${SETFS_JOBS:-$(nproc)}
 BOOT_TIMEOUT=${SETFS_TIMEOUT:-300}
-DEFAULT_ARCHES="x86_64"
+DEFAULT_ARCHES="x86_64 x86_64-la57 ppc64le"
 # Packages every run needs on the host; targets add their own (T_PKGS).
 HOST_PKGS="git make gcc flex bison bc libelf-dev libssl-dev cpio xz-utils
 python3 ccache rsync kmod"
@@ -650,7 +650,7 @@ boot_guest() {
 	qemu=("$T_QEMU" -accel "$accel" $T_QEMU_ARGS -m 512 -smp 2 -nodefaults
 	      -display none -no-reboot -kernel "$T_BUILD/$T_IMAGE"
 	      -initrd "$T_WORK/initramfs.cpio"
-	      -append "console=$T_CONSOLE panic=-1 setfs_mode=$mode setfs_halt=$T_HALT")
+	      -append "console=$T_CONSOLE panic=-1 setfs_mode=$mode setfs_halt=$T_HALT setfs_target=$T_NAME")
 	if [ "$mode" = shell ]; then
 		info "booting $T_NAME ($accel); leave the shell with 'exit' or Ctrl-A x"
 		"${qemu[@]}" -serial mon:stdio
