@@ -1100,7 +1100,7 @@ cmd_selftest() {
 		rc=0
 		# shellcheck disable=SC2086 # args is a word list
 		out=$("$0" $args 2>&1) || rc=$?
-		if [ "$rc" -eq 2 ] && grep -q "$want" <<<"$out"; then
+		if [ "$rc" -eq 2 ] && grep -qF -- "$want" <<<"$out"; then
 			echo "ok $name"
 			passed=$((passed + 1))
 		else
