@@ -39,27 +39,40 @@ static struct file *setfs_rw_open(struct setfs_ctl_rw *rw, int flags,
 	return file;
 }
 
-long setfs_ctl_kernel_read(void *arg)
+/*
+ * One kernel_read() or kernel_write() of rw->count bytes at rw->pos
+ * between a kernel buffer and the user buffer rw->buf.
+ */
+static long setfs_ctl_kernel_rw(struct setfs_ctl_rw *rw, bool write)
 {
-	struct setfs_ctl_rw *rw = arg;
+	void __user *ubuf = u64_to_user_ptr(rw->buf);
+	size_t len = max_t(size_t, rw->count, 1);
 	struct file *file;
 	loff_t pos = rw->pos;
 	ssize_t ret;
 	long err;
 	void *buf;
 
-	file = setfs_rw_open(rw, O_RDONLY, &err);
+	file = setfs_rw_open(rw, write ? O_WRONLY : O_RDONLY, &err);
 	if (!file)
 		return err;
-	buf = kvzalloc(max_t(size_t, rw->count, 1), GFP_KERNEL);
+	buf = kvzalloc(len, GFP_KERNEL);
 	if (!buf) {
 		err = -ENOMEM;
 		goto out_close;
 	}
-	ret = kernel_read(file, buf, rw->count, &pos);
-	if (ret > 0 && copy_to_user(u64_to_user_ptr(rw->buf), buf, ret)) {
-		err = -EFAULT;
-		goto out_free_buf;
+	if (write) {
+		if (copy_from_user(buf, ubuf, rw->count)) {
+			err = -EFAULT;
+			goto out_free_buf;
+		}
+		ret = kernel_write(file, buf, rw->count, &pos);
+	} else {
+		ret = kernel_read(file, buf, rw->count, &pos);
+		if (ret > 0 && copy_to_user(ubuf, buf, ret)) {
+			err = -EFAULT;
+			goto out_free_buf;
+		}
 	}
 	rw->ret = ret;
 	rw->pos = pos;
@@ -71,32 +84,12 @@ out_close:
 	return err;
 }
 
+long setfs_ctl_kernel_read(void *arg)
+{
+	return setfs_ctl_kernel_rw(arg, false);
+}
+
 long setfs_ctl_kernel_write(void *arg)
 {
-	struct setfs_ctl_rw *rw = arg;
-	struct file *file;
-	loff_t pos = rw->pos;
-	long err;
-	void *buf;
-
-	file = setfs_rw_open(rw, O_WRONLY, &err);
-	if (!file)
-		return err;
-	buf = kvmalloc(max_t(size_t, rw->count, 1), GFP_KERNEL);
-	if (!buf) {
-		err = -ENOMEM;
-		goto out_close;
-	}
-	if (copy_from_user(buf, u64_to_user_ptr(rw->buf), rw->count)) {
-		err = -EFAULT;
-		goto out_free_buf;
-	}
-	rw->ret = kernel_write(file, buf, rw->count, &pos);
-	rw->pos = pos;
-
-out_free_buf:
-	kvfree(buf);
-out_close:
-	filp_close(file, NULL);
-	return err;
+	return setfs_ctl_kernel_rw(arg, true);
 }
