@@ -351,6 +351,7 @@ fragments() {
 	echo "$REPO/config/base.config"
 	echo "$REPO/config/procfs.config"
 	echo "$REPO/config/selftests.config"
+	echo "$REPO/config/procread.config"
 	local f
 
 	for f in $T_FRAGMENTS; do
@@ -546,7 +547,7 @@ build_rootfs() {
 
 	t0=$(now)
 	fetch_busybox
-	key="$MODULES_KEY $USER_KEY $(hash_files "$REPO/rootfs/init" "$BUSYBOX" "$0" "$TREE/$SPLICE_SELFTEST/short_splice_read.sh")"
+	key="$MODULES_KEY $USER_KEY $(hash_files "$REPO/rootfs/init" "$BUSYBOX" "$0" "$TREE/$SPLICE_SELFTEST/short_splice_read.sh" "$T_BUILD/.config")"
 	if stamp_ok "$T_WORK/stamp.rootfs" "$key" && [ -f "$cpio" ]; then
 		record_stage rootfs "up to date" "$(elapsed "$t0")"
 		return
@@ -574,6 +575,7 @@ file /init $REPO/rootfs/init 0755 0 0
 file /root/setfs_probe.ko $T_WORK/ext/module/setfs_probe.ko 0644 0 0
 file /root/setfs_kunit.ko $T_WORK/ext/kunit/setfs_kunit.ko 0644 0 0
 file /root/setfs_user $T_WORK/user/setfs_user 0755 0 0
+file /root/kernel.config $T_BUILD/.config 0644 0 0
 dir /setfs 0755 0 0
 dir /setfs/a 0750 1000 1000
 dir /setfs/a/b 0700 0 0
@@ -650,7 +652,7 @@ boot_guest() {
 	qemu=("$T_QEMU" -accel "$accel" $T_QEMU_ARGS -m 512 -smp 2 -nodefaults
 	      -display none -no-reboot -kernel "$T_BUILD/$T_IMAGE"
 	      -initrd "$T_WORK/initramfs.cpio"
-	      -append "console=$T_CONSOLE panic=-1 setfs_mode=$mode setfs_halt=$T_HALT setfs_target=$T_NAME")
+	      -append "console=$T_CONSOLE panic=-1 profile=2 setfs_mode=$mode setfs_halt=$T_HALT setfs_target=$T_NAME")
 	if [ "$mode" = shell ]; then
 		info "booting $T_NAME ($accel); leave the shell with 'exit' or Ctrl-A x"
 		"${qemu[@]}" -serial mon:stdio
