@@ -40,6 +40,11 @@ Commands:
   test           what CI runs: the harness's usage checks, "kunit" on the
                  selected targets, and "check-patches"
   shell          boot the guest with an interactive shell (modules in /root)
+  bench [WHAT]   measure; WHAT is "guest" (iter vs legacy read paths,
+                 splice vs read+write, kernel_read() in the guest), "harness"
+                 (warm and edit-one-KUnit-case run times) or "cold" (a run
+                 from an empty cache; about half an hour); default: guest
+                 and harness
   export         turn the commits on top of the pristine tree into
                  kernel-patches/ (git format-patch --cover-letter)
   check-patches  apply the series one patch at a time to a scratch tree;
@@ -49,9 +54,13 @@ Commands:
 
 Options:
   --arch LIST    comma-separated targets (default: ${DEFAULT_ARCHES// /,});
-                 known: $(known_targets)
+                 known: $(known_targets); a kernel target
+                 NAME+debug is its debug flavour
   --keep-tree    use the prepared tree as it is, with your commits and
                  edits, instead of re-applying kernel-patches/
+  --debug        build and boot each target's debug flavour (NAME+debug:
+                 KASAN, UBSAN, lockdep, KFENCE, ...; config/debug.config)
+                 in a build directory of its own
   --timeout SEC  guest timeout in seconds (default: $BOOT_TIMEOUT)
   -h, --help     this text
 
@@ -156,18 +165,41 @@ ensure_pkgs() {
 	fi
 }
 
+# check_target_name NAME: NAME is a target record, or a kernel target's
+# debug flavour NAME+debug.
+check_target_name() {
+	local base=${1%+debug}
+
+	[ -f "$REPO/targets/$base.conf" ] ||
+		usage_error "unknown target '$1' (known: $(known_targets))"
+	if [ "$base" != "$1" ] && grep -q '^T_KIND=distro' "$REPO/targets/$base.conf"; then
+		usage_error "target '$base' boots a distribution kernel: it has no debug flavour"
+	fi
+}
+
 # load_target NAME: read one target record into T_* variables.
 load_target() {
-	local rec="$REPO/targets/$1.conf"
+	local base=${1%+debug} dir
 
-	[ -f "$rec" ] || usage_error "unknown target '$1' (known: $(known_targets))"
+	check_target_name "$1"
 	unset T_LINUX_ARCH T_CROSS T_DEB_ARCH T_FRAGMENTS T_IMAGE T_QEMU \
-		T_QEMU_ARGS T_CONSOLE T_HALT T_PKGS
+		T_QEMU_ARGS T_CONSOLE T_HALT T_PKGS T_KIND T_DEB_FLAVOUR \
+		T_CMDLINE T_FIRMWARE T_DEB_IMAGE
 	# shellcheck source=targets/x86_64.conf
-	. "$rec"
+	. "$REPO/targets/$base.conf"
+	T_KIND=${T_KIND:-tree}
+	T_CMDLINE=${T_CMDLINE:-}
+	T_FIRMWARE=${T_FIRMWARE:-}
 	T_NAME=$1
-	T_BUILD=$CACHE/build/$1
-	T_WORK=$CACHE/work/$1
+	T_BASE=$base
+	T_FLAVOUR=normal
+	dir=$base
+	if [ "$base" != "$1" ]; then
+		T_FLAVOUR=debug
+		dir=$base-debug
+	fi
+	T_BUILD=$CACHE/build/$dir
+	T_WORK=$CACHE/work/$dir
 	MAKE_ARGS=(-C "$TREE" O="$T_BUILD" ARCH="$T_LINUX_ARCH"
 		   CROSS_COMPILE="$T_CROSS" CC="ccache ${T_CROSS}gcc"
 		   HOSTCC="ccache gcc" -j"$JOBS")
@@ -358,6 +390,11 @@ fragments() {
 		echo "$REPO/$f"
 	done
 	echo "$REPO/kunit/.kunitconfig"
+	if [ "$T_FLAVOUR" = debug ]; then
+		echo "$REPO/config/debug.config"
+		[ ! -f "$REPO/config/debug-$T_BASE.config" ] ||
+			echo "$REPO/config/debug-$T_BASE.config"
+	fi
 }
 
 # Every option the fragments ask for must be in .config as asked.
@@ -598,19 +635,200 @@ EOF
 	record_stage rootfs "built ($(du -k "$cpio" | cut -f1) KiB)" "$(elapsed "$t0")"
 }
 
+# ---------------------------------------------------------------- distro
+
+# A distribution kernel (T_KIND=distro): Debian's linux-image for
+# T_DEB_FLAVOUR and its headers, downloaded with apt-get download and
+# unpacked into the cache with dpkg-deb, never installed.  The ABI is the
+# one whose version is the linux-source package's, so that the distro
+# guest and the tree guests run the same 6.1 release.
+DISTRO_DIR=
+DISTRO_KVER=
+distro_paths() {
+	local dir=$CACHE/distro/$T_DEB_FLAVOUR
+
+	DISTRO_DIR=$dir/root
+	DISTRO_KVER=
+	[ ! -f "$dir/kver" ] || DISTRO_KVER=$(cat "$dir/kver")
+}
+
+# The ABI name (6.1.0-N) of the image package whose version is $1.
+distro_abi() {
+	local want=$1 pkg ver best=
+
+	while read -r pkg; do
+		ver=$(apt-cache show --no-all-versions "$pkg" 2>/dev/null |
+			sed -n 's/^Version: //p' | head -n 1)
+		if [ "$ver" = "$want" ]; then
+			pkg=${pkg#linux-image-}
+			echo "${pkg%%-"$T_DEB_FLAVOUR"*}"
+			return 0
+		fi
+		best=$pkg
+	done < <(apt-cache search --names-only \
+		"^linux-image-6\.1\.0-[0-9]+-$T_DEB_FLAVOUR(-unsigned)?\$" |
+		cut -d' ' -f1 | sort -V)
+	[ -n "$best" ] || return 1
+	echo "no linux-image for $T_DEB_FLAVOUR at version $want; using ${best}" >&2
+	best=${best#linux-image-}
+	echo "${best%%-"$T_DEB_FLAVOUR"*}"
+}
+
+fetch_distro() {
+	local t0 dir=$CACHE/distro/$T_DEB_FLAVOUR srcver abi ver deb kver
+	local -a pkgs
+
+	t0=$(now)
+	distro_paths
+	if [ -n "$DISTRO_KVER" ] && [ -d "$DISTRO_DIR/lib/modules/$DISTRO_KVER" ]; then
+		record_stage distro "Debian $DISTRO_KVER (cached)" "$(elapsed "$t0")"
+		return
+	fi
+	srcver=$(dpkg-query -W -f='${Version}' "$SOURCE_PKG" 2>/dev/null) ||
+		die "$SOURCE_PKG is not installed"
+	abi=$(distro_abi "$srcver") || {
+		apt-get update >"$CACHE/apt.log" 2>&1 || true
+		abi=$(distro_abi "$srcver")
+	} || die "$T_NAME: apt knows no linux-image-6.1.0-*-$T_DEB_FLAVOUR package"
+	kver=$abi-$T_DEB_FLAVOUR
+	ver=$(apt-cache show --no-all-versions "linux-headers-$kver" |
+		sed -n 's/^Version: //p' | head -n 1)
+	[ -n "$ver" ] || die "$T_NAME: no linux-headers-$kver package"
+	pkgs=("${T_DEB_IMAGE//@KVER@/$kver}=$ver" "linux-headers-$kver=$ver"
+	      "linux-headers-$abi-common=$ver" "linux-kbuild-6.1=$ver")
+	info "downloading ${pkgs[*]}"
+	rm -rf "$dir"
+	mkdir -p "$dir/debs"
+	(cd "$dir/debs" && apt-get download "${pkgs[@]}") >"$dir/download.log" 2>&1 ||
+		{ tail -n 20 "$dir/download.log" >&2
+		  die "$T_NAME: apt-get download failed (log: $dir/download.log)"; }
+	mkdir -p "$dir/root.tmp"
+	for deb in "$dir"/debs/*.deb; do
+		dpkg-deb -x "$deb" "$dir/root.tmp"
+	done
+	# The headers' Makefile includes the common part by absolute path.
+	sed -i "s|^include /usr/src/|include $dir/root/usr/src/|" \
+		"$dir/root.tmp/usr/src/linux-headers-$kver/Makefile"
+	mv "$dir/root.tmp" "$DISTRO_DIR"
+	rm -rf "$dir/debs"
+	echo "$kver" >"$dir/kver"
+	DISTRO_KVER=$kver
+	record_stage distro "Debian $kver ($ver) downloaded" "$(elapsed "$t0")"
+}
+
+# setfs_probe.ko against the distribution's headers, the ordinary way
+# (make -C <headers> M=...), installed into the unpacked module tree's
+# updates/ so that modprobe finds it.  No setfs_kunit.ko: a distro kernel
+# without CONFIG_KUNIT cannot load it, and the guest is told why.
+build_modules_distro() {
+	local t0 key src=$T_WORK/ext kdir mdir
+	local -a suites
+
+	t0=$(now)
+	kdir=$DISTRO_DIR/usr/src/linux-headers-$DISTRO_KVER
+	mdir=$DISTRO_DIR/lib/modules/$DISTRO_KVER
+	key="$DISTRO_KVER $(hash_dir_files "$REPO/Kbuild" "$REPO/module" "$REPO/kunit") $(gcc -dumpfullversion)"
+	MODULES_KEY=$key
+	if stamp_ok "$T_WORK/stamp.modules" "$key" &&
+	   [ -f "$mdir/updates/setfs_probe.ko" ]; then
+		record_stage modules "up to date" "$(elapsed "$t0")"
+		return
+	fi
+	rm -f "$T_WORK/stamp.modules"
+	mkdir -p "$src"
+	rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '*.cmd' \
+		--exclude '*.mod' --exclude '*.mod.c' --exclude modules.order \
+		--exclude Module.symvers "$REPO/module" "$src/"
+	if ! make -C "$kdir" M="$src/module" W=1 modules >"$T_WORK/modules.log" 2>&1; then
+		tail -n 40 "$T_WORK/modules.log" >&2
+		die "$T_NAME: building setfs_probe.ko against $kdir failed (log: $T_WORK/modules.log)"
+	fi
+	mkdir -p "$mdir/updates"
+	cp "$src/module/setfs_probe.ko" "$mdir/updates/"
+	depmod -b "$DISTRO_DIR" "$DISTRO_KVER" ||
+		die "$T_NAME: depmod -b $DISTRO_DIR $DISTRO_KVER failed"
+	mkdir -p "$T_WORK/stage/root"
+	if grep -qx 'CONFIG_KUNIT=[ym]' "$DISTRO_DIR/boot/config-$DISTRO_KVER"; then
+		die "$T_NAME: this kernel has CONFIG_KUNIT: build setfs_kunit.ko for it (not done yet)"
+	fi
+	mapfile -t suites < <(grep -h -A1 'struct kunit_suite' "$REPO"/kunit/*.c |
+		sed -n 's/.*\.name = "\(setfs_[a-z_]*\)".*/\1/p' | LC_ALL=C sort)
+	{
+		echo "$DISTRO_KVER has no CONFIG_KUNIT, so setfs_kunit.ko cannot load"
+		printf '%s\n' "${suites[@]}"
+	} >"$T_WORK/stage/root/kunit.skip"
+	echo "$key" >"$T_WORK/stamp.modules"
+	record_stage modules "built against linux-headers-$DISTRO_KVER (W=1)" "$(elapsed "$t0")"
+}
+
+# The initramfs of a distro guest: dracut on the unpacked module tree with
+# our dracut module (rootfs/dracut/90setfs), which installs the tests and
+# runs rootfs/init from a cmdline hook.  dracut reads its modules from
+# dracutbasedir: a directory of links to the system's dracut plus ours.
+build_rootfs_dracut() {
+	local t0 key stage=$T_WORK/stage base=$T_WORK/dracut-base out=$T_WORK/initramfs.cpio f
+
+	t0=$(now)
+	fetch_busybox
+	key="$MODULES_KEY $USER_KEY $(hash_dir_files "$REPO/rootfs/dracut") $(hash_files "$REPO/rootfs/init" "$BUSYBOX" "$0") $(dracut --version 2>/dev/null)"
+	if stamp_ok "$T_WORK/stamp.rootfs" "$key" && [ -f "$out" ]; then
+		record_stage rootfs "up to date" "$(elapsed "$t0")"
+		return
+	fi
+	rm -f "$T_WORK/stamp.rootfs"
+	command -v dracut >/dev/null || die "$T_NAME: dracut is missing (package dracut-core)"
+	mkdir -p "$stage/root/selftests/splice"
+	cp "$REPO/rootfs/init" "$stage/init"
+	cp "$BUSYBOX" "$stage/busybox"
+	cp "$T_WORK/user/setfs_user" "$stage/root/"
+	cp "$DISTRO_DIR/boot/config-$DISTRO_KVER" "$stage/root/kernel.config"
+	cp "$TREE/$SPLICE_SELFTEST/short_splice_read.sh" "$T_WORK/user/splice_read" \
+		"$stage/root/selftests/splice/"
+	rm -rf "$base"
+	mkdir -p "$base/modules.d"
+	for f in /usr/lib/dracut/*; do
+		[ "${f##*/}" = modules.d ] || ln -s "$f" "$base/"
+	done
+	for f in /usr/lib/dracut/modules.d/*; do
+		ln -s "$f" "$base/modules.d/"
+	done
+	ln -s "$REPO/rootfs/dracut/90setfs" "$base/modules.d/90setfs"
+	mkdir -p "$T_WORK/dracut-conf.d" "$T_WORK/dracut-tmp"
+	if ! SETFS_STAGE=$stage SETFS_MTIME=$CPIO_MTIME dracutbasedir=$base \
+	     dracut --force --no-hostonly --no-hostonly-cmdline --no-early-microcode \
+		--conf /dev/null --confdir "$T_WORK/dracut-conf.d" \
+		--tmpdir "$T_WORK/dracut-tmp" --no-compress \
+		--kver "$DISTRO_KVER" --kmoddir "$DISTRO_DIR/lib/modules/$DISTRO_KVER" \
+		--modules "base setfs" "$out.new" >"$T_WORK/rootfs.log" 2>&1; then
+		tail -n 40 "$T_WORK/rootfs.log" >&2
+		die "$T_NAME: dracut failed (log: $T_WORK/rootfs.log)"
+	fi
+	mv "$out.new" "$out"
+	echo "$key" >"$T_WORK/stamp.rootfs"
+	record_stage rootfs "dracut ($(du -k "$out" | cut -f1) KiB)" "$(elapsed "$t0")"
+}
+
 # ------------------------------------------------------------------ boot
 
-QEMU_PID=
+# Guests run in the background (timeout(1) around QEMU: killing it kills
+# QEMU); on exit or Ctrl-C none is left behind, nor a half-written image.
+QEMU_PIDS=()
 # shellcheck disable=SC2317 # run from the traps below
 cleanup() {
-	if [ -n "$QEMU_PID" ] && kill -0 "$QEMU_PID" 2>/dev/null; then
-		kill "$QEMU_PID" 2>/dev/null || true
-		wait "$QEMU_PID" 2>/dev/null || true
-	fi
-	QEMU_PID=
+	local pid
+
+	for pid in "${QEMU_PIDS[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
+	for pid in "${QEMU_PIDS[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+	QEMU_PIDS=()
+	rm -rf "$CACHE"/work/*/initramfs.cpio.new "$CACHE"/work/*/dracut-tmp \
+		"$CACHE/extract.tmp" 2>/dev/null || true
 }
 trap cleanup EXIT
-trap 'cleanup; exit 130' INT TERM
+trap 'echo "run.sh: interrupted; guests stopped" >&2; cleanup; exit 130' INT TERM
 
 # KVM only when the guest matches the host and a short boot proves it
 # works; nested KVM here exists but hangs, so the answer is cached.
@@ -642,43 +860,95 @@ accel_for_target() {
 	cat "$cachef"
 }
 
-# boot MODE: MODE is "test" (console to a file, timeout) or "shell".
-boot_guest() {
-	local mode=$1 accel log=$T_WORK/console.log rc=0 t0
-	local -a qemu
-
-	accel=$(accel_for_target)
-	# shellcheck disable=SC2206 # T_QEMU_ARGS is a word list by design
-	qemu=("$T_QEMU" -accel "$accel" $T_QEMU_ARGS -m 512 -smp 2 -nodefaults
-	      -display none -no-reboot -kernel "$T_BUILD/$T_IMAGE"
-	      -initrd "$T_WORK/initramfs.cpio"
-	      -append "console=$T_CONSOLE panic=-1 profile=2 setfs_mode=$mode setfs_halt=$T_HALT setfs_target=$T_NAME")
-	if [ "$mode" = shell ]; then
-		info "booting $T_NAME ($accel); leave the shell with 'exit' or Ctrl-A x"
-		"${qemu[@]}" -serial mon:stdio
-		return
+guest_kernel() {
+	if [ "$T_KIND" = distro ]; then
+		echo "$DISTRO_DIR/boot/vmlinuz-$DISTRO_KVER"
+	else
+		echo "$T_BUILD/$T_IMAGE"
 	fi
-	t0=$(now)
+}
+
+# The firmware a target's QEMU arguments name must exist: say which
+# package has it rather than let QEMU fail on it.
+check_firmware() {
+	local fw=$T_FIRMWARE d
+
+	[ -n "$fw" ] || return 0
+	for d in /usr/share/qemu /usr/share/seabios /usr/lib/ipxe/qemu; do
+		[ -f "$d/$fw" ] && return 0
+	done
+	die "$T_NAME: QEMU firmware $fw not found in /usr/share/qemu (Debian package qemu-system-data)"
+}
+
+# qemu_cmd MODE ACCEL: the QEMU command line in QEMU[].
+qemu_cmd() {
+	local mode=$1 accel=$2 kernel
+
+	kernel=$(guest_kernel)
+	[ -f "$kernel" ] || die "$T_NAME: no kernel image $kernel"
+	# shellcheck disable=SC2206 # T_QEMU_ARGS is a word list by design
+	QEMU=("$T_QEMU" -accel "$accel" $T_QEMU_ARGS -m 512 -smp 2 -nodefaults
+	      -display none -no-reboot -kernel "$kernel"
+	      -initrd "$T_WORK/initramfs.cpio"
+	      -append "console=$T_CONSOLE panic=-1 profile=2 $T_CMDLINE setfs_mode=$mode setfs_halt=$T_HALT setfs_target=$T_BASE")
+}
+
+boot_shell() {
+	local accel
+
+	[ "$T_KIND" != distro ] || distro_paths
+	check_firmware
+	accel=$(accel_for_target)
+	qemu_cmd shell "$accel"
+	info "booting $T_NAME ($accel); leave the shell with 'exit' or Ctrl-A x"
+	"${QEMU[@]}" -serial mon:stdio
+}
+
+# boot_start: start the target's guest in the background; all targets'
+# guests run side by side.  boot_finish waits for it.
+declare -A BOOT_PID=() BOOT_T0=()
+boot_start() {
+	local accel log=$T_WORK/console.log
+
+	[ "$T_KIND" != distro ] || distro_paths
+	check_firmware
+	accel=$(accel_for_target)
+	qemu_cmd test "$accel"
+	rm -f "$log"
 	info "booting $T_NAME ($accel, timeout ${BOOT_TIMEOUT}s, console: $log)"
-	timeout -k 5 "$BOOT_TIMEOUT" "${qemu[@]}" -serial "file:$log" \
+	BOOT_T0[$T_NAME]=$(now)
+	timeout -k 5 "$BOOT_TIMEOUT" "${QEMU[@]}" -serial "file:$log" \
 		</dev/null >"$T_WORK/qemu.log" 2>&1 &
-	QEMU_PID=$!
-	wait "$QEMU_PID" || rc=$?
-	QEMU_PID=
-	BOOT_SECONDS=$(elapsed "$t0")
-	record_stage "boot+tests" "$accel" "$BOOT_SECONDS"
+	BOOT_PID[$T_NAME]=$!
+	QEMU_PIDS+=("$!")
+	echo "$accel" >"$T_WORK/accel"
+}
+
+# boot_finish: 0 when the guest powered off by itself in time; else the
+# failure is printed (with the console's last lines) and in GUEST_ERROR.
+boot_finish() {
+	local rc=0 end log=$T_WORK/console.log
+
+	GUEST_ERROR=
+	wait "${BOOT_PID[$T_NAME]}" || rc=$?
+	# The guest's last console write is when it powered off.
+	end=$(stat -c %.9Y "$log" 2>/dev/null || now)
+	BOOT_SECONDS=$(awk -v a="${BOOT_T0[$T_NAME]}" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
+	record_stage "boot+tests" "$(cat "$T_WORK/accel")" "$BOOT_SECONDS"
 	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 		guest_failure "the guest did not finish within ${BOOT_TIMEOUT}s (hang?)"
 	elif [ $rc -ne 0 ]; then
 		cat "$T_WORK/qemu.log" >&2
 		guest_failure "QEMU exited with status $rc"
 	fi
+	[ -z "$GUEST_ERROR" ]
 }
 
 guest_failure() {
 	echo "---- last 40 console lines ($T_WORK/console.log) ----" >&2
 	tail -n 40 "$T_WORK/console.log" >&2 || true
-	die "$T_NAME: $1"
+	echo "run.sh: error: $T_NAME: $1" >&2
+	GUEST_ERROR=$1
 }
 
 # ---------------------------------------------------------------- report
@@ -696,8 +966,10 @@ report_target() {
 	if ! grep -qx 'SETFS-KTAP-END' <(tr -d '\r' <"$log"); then
 		if grep -qE "$SPLAT_RE" "$log"; then
 			guest_failure "the guest crashed before reporting"
+		else
+			guest_failure "the guest stopped before reporting its results"
 		fi
-		guest_failure "the guest stopped before reporting its results"
+		return 1
 	fi
 	echo
 	echo "==== $T_NAME: KTAP ===="
@@ -1139,21 +1411,148 @@ cmd_test() {
 	return "$rc"
 }
 
+# ------------------------------------------------------------------ bench
+
+BENCH_GUEST_ARCHES="x86_64 x86_64-debian"
+
+# Guest measurements, one target at a time (side-by-side guests would
+# measure each other): setfs_user bench prints its table between markers.
+bench_guest() {
+	local arch log
+
+	[ "$ARCHES_GIVEN" = 1 ] || ARCHES=${BENCH_GUEST_ARCHES// /,}
+	# shellcheck disable=SC2086 # HOST_PKGS is a word list
+	ensure_pkgs $HOST_PKGS
+	echo "==== tree ===="
+	prepare_tree
+	for arch in ${ARCHES//,/ }; do
+		build_target "$arch"
+		[ "$T_KIND" != distro ] || distro_paths
+		check_firmware
+		qemu_cmd bench "$(accel_for_target)"
+		log=$T_WORK/bench-console.log
+		info "booting $T_NAME for the guest bench (console: $log)"
+		timeout -k 5 "$BOOT_TIMEOUT" "${QEMU[@]}" -serial "file:$log" \
+			</dev/null >"$T_WORK/qemu.log" 2>&1 &
+		QEMU_PIDS+=("$!")
+		wait "$!" || die "$T_NAME: the bench guest failed or timed out (console: $log)"
+		echo
+		echo "==== $T_NAME: guest bench ($(uname -m) host, $(nproc) cores, QEMU $(cat "$T_WORK/accel" 2>/dev/null || echo tcg)) ===="
+		tr -d '\r' <"$log" | sed -n '/^SETFS-BENCH-BEGIN$/,/^SETFS-BENCH-END/p' | sed '1d;$d'
+		tr -d '\r' <"$log" | grep -qx 'SETFS-BENCH-END rc=0' ||
+			die "$T_NAME: the guest bench did not complete (console: $log)"
+	done
+}
+
+# bench_run LABEL GOAL DIR ARGS...: time "DIR/run.sh ARGS" (quietly) and
+# add a row to the harness table.
+BENCH_ROWS=()
+bench_run() {
+	local label=$1 goal=$2 dir=$3 t0 secs rc=0 log
+
+	shift 3
+	log=$CACHE/bench/$(echo "$label" | tr -c 'a-z0-9\n' '_').log
+	t0=$(now)
+	SETFS_LOCK_HELD=$CACHE "$dir/run.sh" "$@" >"$log" 2>&1 || rc=$?
+	secs=$(elapsed "$t0")
+	[ $rc -eq 0 ] || { tail -n 30 "$log" >&2; die "bench: '$label' failed (log: $log)"; }
+	BENCH_ROWS+=("$label|$secs|$goal|$(awk -v s="$secs" -v g="$goal" 'BEGIN { print (g == "-" ? "-" : (s < g ? "yes" : "NO")) }')|$log")
+	# The stage lines of the run: where the time went.
+	grep -E '^    (prepare|config|kernel|modules|user|rootfs|distro|boot\+tests) ' "$log" |
+		awk -v l="$label" '{ t[$1] += $2 } END { for (s in t) printf "    %-28s %-12s %6.1fs\n", l, s, t[s] }' | sort
+}
+
+bench_table() {
+	local r
+
+	echo
+	echo "==== harness bench ($(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), targets: ${DEFAULT_ARCHES}) ===="
+	printf '%-36s %9s %7s %5s\n' scenario wall_s goal_s met
+	for r in "${BENCH_ROWS[@]}"; do
+		IFS='|' read -r label secs goal met _ <<<"$r"
+		printf '%-36s %9s %7s %5s\n' "$label" "$secs" "$goal" "$met"
+	done
+}
+
+# Harness speed: warm with nothing changed, and after editing one KUnit
+# file (in a copy of the repo, so the developer's files stay untouched).
+bench_harness() {
+	local copy=$CACHE/bench/repo
+
+	mkdir -p "$CACHE/bench"
+	info "bench: one run to make the cache warm (log: $CACHE/bench/)"
+	bench_run "warm-up (not a goal)" - "$REPO" kunit
+	bench_run "warm, nothing changed" 6 "$REPO" kunit
+	rm -rf "$copy"
+	mkdir -p "$copy"
+	(cd "$REPO" && git ls-files -z --cached --others --exclude-standard |
+		rsync -a --from0 --files-from=- ./ "$copy/")
+	printf '/* bench: edited at %s */\n' "$(date +%s.%N)" >>"$copy/kunit/proc.c"
+	bench_run "edit one KUnit file" 20 "$copy" kunit
+	bench_run "back to the unedited repo" 20 "$REPO" kunit
+	rm -rf "$copy"
+}
+
+# Cold: a fresh cache (tree, ccache, build dirs, downloads) in a
+# temporary directory, as on a new machine with the packages installed.
+bench_cold() {
+	local cold=$CACHE/bench/cold t0 secs rc=0 log=$CACHE/bench/cold.log
+
+	rm -rf "$cold"
+	mkdir -p "$cold"
+	info "bench: cold run in $cold (log: $log); this takes about half an hour"
+	t0=$(now)
+	SETFS_CACHE=$cold "$REPO/run.sh" kunit >"$log" 2>&1 || rc=$?
+	secs=$(elapsed "$t0")
+	rm -rf "$cold"
+	[ $rc -eq 0 ] || { tail -n 30 "$log" >&2; die "bench: the cold run failed (log: $log)"; }
+	BENCH_ROWS+=("cold, empty cache|$secs|900|$(awk -v s="$secs" 'BEGIN { print (s < 900 ? "yes" : "NO") }')|$log")
+	grep -E '^    (prepare|config|kernel|modules|user|rootfs|distro|boot\+tests) ' "$log" |
+		awk '{ t[$1] += $2 } END { for (s in t) printf "    cold %-12s %6.1fs\n", s, t[s] }' | sort
+}
+
+cmd_bench() {
+	case "${BENCH_WHAT:-all}" in
+	guest) bench_guest ;;
+	harness) bench_harness; bench_table ;;
+	cold) bench_cold; bench_table ;;
+	all) bench_harness; bench_table; bench_guest ;;
+	esac
+}
+
 # ------------------------------------------------------------------ main
 
-run_target() {
+# build_target NAME: every stage up to the initramfs.
+build_target() {
 	load_target "$1"
 	echo "==== $T_NAME ===="
 	# shellcheck disable=SC2086 # T_PKGS is a word list
 	ensure_pkgs $T_PKGS
-	configure_kernel
-	build_kernel
-	build_modules
-	build_user
-	build_rootfs
-	boot_guest test
-	report_target
-	RESULTS+=("$T_NAME $T_PASS $T_FAIL $T_SKIP $BOOT_SECONDS $T_SPLIT")
+	if [ "$T_KIND" = distro ]; then
+		fetch_distro
+		build_modules_distro
+		build_user
+		build_rootfs_dracut
+	else
+		configure_kernel
+		build_kernel
+		build_modules
+		build_user
+		build_rootfs
+	fi
+}
+
+# report_guest NAME: wait for NAME's guest and count its results.
+report_guest() {
+	load_target "$1"
+	echo
+	echo "==== $T_NAME ===="
+	if boot_finish && report_target; then
+		RESULTS+=("$T_NAME $T_PASS $T_FAIL $T_SKIP $BOOT_SECONDS $T_SPLIT")
+	else
+		RESULTS+=("$T_NAME 0 1 0 $BOOT_SECONDS 0 0 0 0 1 0")
+		FAILED_CASES+=("$T_NAME: $GUEST_ERROR")
+	fi
 }
 
 cmd_kunit() {
@@ -1167,7 +1566,16 @@ cmd_kunit() {
 	echo "==== tree ===="
 	prepare_tree
 	for arch in ${ARCHES//,/ }; do
-		run_target "$arch"
+		build_target "$arch"
+	done
+	echo
+	echo "==== boot ===="
+	for arch in ${ARCHES//,/ }; do
+		load_target "$arch"
+		boot_start
+	done
+	for arch in ${ARCHES//,/ }; do
+		report_guest "$arch"
 	done
 	echo
 	echo "==== summary ===="
@@ -1199,15 +1607,8 @@ cmd_shell() {
 	# shellcheck disable=SC2086 # HOST_PKGS is a word list
 	ensure_pkgs $HOST_PKGS
 	prepare_tree
-	load_target "$arch"
-	# shellcheck disable=SC2086 # T_PKGS is a word list
-	ensure_pkgs $T_PKGS
-	configure_kernel
-	build_kernel
-	build_modules
-	build_user
-	build_rootfs
-	boot_guest shell
+	build_target "$arch"
+	boot_shell
 }
 
 # The cover letter's subject and blurb come from kernel-patches/
@@ -1272,39 +1673,60 @@ main() {
 
 	ARCHES=${DEFAULT_ARCHES// /,}
 	KEEP_TREE=0
+	DEBUG=0
+	BENCH_WHAT=
+	ARCHES_GIVEN=0
 	SUM_P=0 SUM_F=0 SUM_S=0
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		-h|--help|help) usage; exit 0 ;;
-		--arch) [ $# -ge 2 ] || usage_error "--arch needs a value"; ARCHES=$2; shift ;;
-		--arch=*) ARCHES=${1#--arch=} ;;
+		--arch) [ $# -ge 2 ] || usage_error "--arch needs a value"; ARCHES=$2; ARCHES_GIVEN=1; shift ;;
+		--arch=*) ARCHES=${1#--arch=}; ARCHES_GIVEN=1 ;;
 		--timeout) [ $# -ge 2 ] || usage_error "--timeout needs a value"; BOOT_TIMEOUT=$2; shift ;;
 		--timeout=*) BOOT_TIMEOUT=${1#--timeout=} ;;
 		--keep-tree) KEEP_TREE=1 ;;
+		--debug) DEBUG=1 ;;
 		-*) usage_error "unknown option '$1'" ;;
 		*)
-			[ -z "$cmd" ] || usage_error "unexpected argument '$1'"
-			cmd=$1
+			if [ -z "$cmd" ]; then
+				cmd=$1
+			elif [ "$cmd" = bench ] && [ -z "$BENCH_WHAT" ]; then
+				BENCH_WHAT=$1
+			else
+				usage_error "unexpected argument '$1'"
+			fi
 			;;
 		esac
 		shift
 	done
 	[ -n "$cmd" ] || usage_error "no command given"
 	case "$cmd" in
-	kunit|test|shell|export|check-patches) ;;
+	kunit|test|shell|export|check-patches|bench) ;;
 	*) usage_error "unknown command '$cmd'" ;;
+	esac
+	case "${BENCH_WHAT:-all}" in
+	all|guest|harness|cold) ;;
+	*) usage_error "bench: unknown measurement '$BENCH_WHAT' (guest, harness or cold)" ;;
 	esac
 	case "$BOOT_TIMEOUT" in
 	''|*[!0-9]*|0) usage_error "--timeout takes seconds (more than 0), not '$BOOT_TIMEOUT'" ;;
 	esac
-	local a
+	local a debug_arches=()
 	for a in ${ARCHES//,/ }; do
-		[ -f "$REPO/targets/$a.conf" ] || usage_error "unknown target '$a' (known: $(known_targets))"
+		if [ "$DEBUG" = 1 ] && [ "${a%+debug}" = "$a" ]; then
+			a=$a+debug
+		fi
+		check_target_name "$a"
+		debug_arches+=("$a")
 	done
+	ARCHES=$(IFS=,; echo "${debug_arches[*]}")
 
 	mkdir -p "$CACHE"
-	exec 9>"$CACHE/lock"
-	flock -n 9 || die "another run.sh is using $CACHE (lock: $CACHE/lock)"
+	# "bench harness" runs run.sh itself under the lock it holds.
+	if [ "${SETFS_LOCK_HELD:-}" != "$CACHE" ]; then
+		exec 9>"$CACHE/lock"
+		flock -n 9 || die "another run.sh is using $CACHE (lock: $CACHE/lock)"
+	fi
 
 	case "$cmd" in
 	kunit) cmd_kunit ;;
@@ -1312,6 +1734,7 @@ main() {
 	shell) cmd_shell ;;
 	export) cmd_export ;;
 	check-patches) cmd_check_patches ;;
+	bench) cmd_bench ;;
 	*) usage_error "unknown command '$cmd'" ;;
 	esac
 }

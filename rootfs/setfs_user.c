@@ -144,6 +144,13 @@ bool check_mem(const char *what, const void *got, const void *want,
 	return true;
 }
 
+bool series_applied(void)
+{
+	const char *s = getenv("setfs_series");
+
+	return !s || strcmp(s, "none");
+}
+
 bool check_errno(const char *what, long long ret, int err, int want)
 {
 	if (ret == -1 && err == want)

@@ -63,6 +63,12 @@ bool ctl_info(struct setfs_ctl_info *info);
  */
 enum case_result proc_legacy_state(void);
 
+/*
+ * Whether the kernel has kernel-patches/ applied: run.sh boots kernels
+ * without it (a distribution's) with setfs_series=none.
+ */
+bool series_applied(void);
+
 /* Writes the pattern back into the devices' store and checks its sum. */
 bool store_restore(void);
 

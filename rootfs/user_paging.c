@@ -127,6 +127,8 @@ static const char *target_mode(const char *target)
 	static const struct { const char *target, *mode; } modes[] = {
 		{ "x86_64", "4-level" },
 		{ "x86_64-la57", "5-level" },
+		/* Debian's kernel has X86_5LEVEL=y; qemu64 has no LA57. */
+		{ "x86_64-debian", "4-level" },
 		{ "ppc64le", "radix" },
 	};
 	size_t i;
