@@ -26,6 +26,7 @@
 
 #include "setfs_user.h"
 
+#define KERNEL_CONFIG	"/root/kernel.config"
 #define PROCFILE_MAX	(4 << 20)	/* larger than any file in the table */
 
 struct procfile_row {
@@ -35,6 +36,7 @@ struct procfile_row {
 	bool stable;		/* same bytes on every read */
 	bool may_be_empty;
 	const char *arch;	/* NULL: every target; else only this one */
+	const char *kconfig;	/* the option that creates it, if not always on */
 };
 
 #define STABLE(n, p, o)		{ .name = n, .path = p, .ops = o, .stable = true }
@@ -70,20 +72,24 @@ static const struct procfile_row procfile_rows[] = {
 	{ .name = "net_ipconfig_ntp_servers",
 	  .path = "/proc/net/ipconfig/ntp_servers",
 	  .ops = "ntp_servers_proc_ops (DEFINE_PROC_SHOW_ATTRIBUTE)",
-	  .stable = true, .may_be_empty = true },
-	STABLE("net_pktgen_pgctrl", "/proc/net/pktgen/pgctrl",
-	       "pktgen_proc_ops"),
+	  .stable = true, .may_be_empty = true, .kconfig = "CONFIG_IP_PNP" },
+	{ .name = "net_pktgen_pgctrl", .path = "/proc/net/pktgen/pgctrl",
+	  .ops = "pktgen_proc_ops", .stable = true,
+	  .kconfig = "CONFIG_NET_PKTGEN" },
 	{ .name = "bus_input_devices", .path = "/proc/bus/input/devices",
 	  .ops = "input_devices_proc_ops", .stable = true,
 	  .may_be_empty = true },
 	{ .name = "bus_input_handlers", .path = "/proc/bus/input/handlers",
 	  .ops = "input_handlers_proc_ops", .stable = true,
 	  .may_be_empty = true },
-	STABLE("mdstat", "/proc/mdstat", "mdstat_proc_ops"),
+	{ .name = "mdstat", .path = "/proc/mdstat", .ops = "mdstat_proc_ops",
+	  .stable = true, .kconfig = "CONFIG_BLK_DEV_MD" },
 	{ .name = "scsi_scsi", .path = "/proc/scsi/scsi",
-	  .ops = "scsi_scsi_proc_ops", .stable = true, .may_be_empty = true },
-	STABLE("scsi_device_info", "/proc/scsi/device_info",
-	       "scsi_devinfo_proc_ops"),
+	  .ops = "scsi_scsi_proc_ops", .stable = true, .may_be_empty = true,
+	  .kconfig = "CONFIG_SCSI_PROC_FS" },
+	{ .name = "scsi_device_info", .path = "/proc/scsi/device_info",
+	  .ops = "scsi_devinfo_proc_ops", .stable = true,
+	  .kconfig = "CONFIG_SCSI_PROC_FS" },
 	{ .name = "mtrr", .path = "/proc/mtrr", .ops = "mtrr_proc_ops",
 	  .stable = true, .may_be_empty = true, .arch = "x86_64" },
 	/* pseries only: arch/powerpc/platforms/pseries/lparcfg.c, rtas-proc.c */
@@ -105,6 +111,29 @@ static const struct procfile_row procfile_rows[] = {
 	  .ops = "ppc_rtas_tone_volume_proc_ops", .stable = true,
 	  .arch = "ppc64le" },
 };
+
+/*
+ * Whether the running kernel's config (/root/kernel.config, put there by
+ * run.sh) sets @option to y or m.
+ */
+static bool kconfig_enabled(const char *option)
+{
+	char line[256];
+	size_t len = strlen(option);
+	bool on = false;
+	FILE *f;
+
+	f = fopen(KERNEL_CONFIG, "r");
+	if (!f) {
+		diag("%s: %s", KERNEL_CONFIG, strerror(errno));
+		return true;	/* unknown: a missing file then fails */
+	}
+	while (!on && fgets(line, sizeof(line), f))
+		on = !strncmp(line, option, len) && line[len] == '=' &&
+		     (line[len + 1] == 'y' || line[len + 1] == 'm');
+	fclose(f);
+	return on;
+}
 
 /* The first path the glob matches, in @out. */
 static bool resolve(const char *pattern, char *out, size_t len)
@@ -310,8 +339,10 @@ static enum case_result run_procfile(const void *data)
 	if (r->arch && strcmp(r->arch, arch))
 		return ktap_skip("the file exists only on another architecture");
 	if (!resolve(r->path, path, sizeof(path))) {
-		if (!series_applied())
-			return ktap_skip("this distribution kernel has no such file (config or module not loaded)");
+		if (r->kconfig && !kconfig_enabled(r->kconfig)) {
+			diag("%s is not set in %s", r->kconfig, KERNEL_CONFIG);
+			return ktap_skip("the kernel is configured without the file");
+		}
 		diag("%s does not exist (kernel config?)", r->path);
 		return CASE_FAIL;
 	}

@@ -24,9 +24,10 @@ depends() {
 }
 
 installkernel() {
-	# setfs_probe.ko was placed in the module tree's extra/ and depmod
-	# was run, so that modprobe finds it (and would load dependencies).
-	hostonly='' instmods setfs_probe
+	# setfs_probe.ko and test_module.ko were placed in the module tree's
+	# updates/ and depmod was run, so that modprobe finds them.  The
+	# others create proc files that setfs_user_procfiles reads.
+	hostonly='' instmods setfs_probe test_module pktgen md_mod scsi_mod
 }
 
 install() {
