@@ -15,6 +15,8 @@ TREE_STATE=$CACHE/tree.state
 JOBS=${SETFS_JOBS:-$(nproc)}
 BOOT_TIMEOUT=${SETFS_TIMEOUT:-300}
 DEFAULT_ARCHES="x86_64 x86_64-la57 ppc64le"
+# "test" adds x86_64's debug flavour and Debian's own kernel.
+TEST_ARCHES="$DEFAULT_ARCHES x86_64+debug x86_64-debian"
 # Packages every run needs on the host; targets add their own (T_PKGS).
 HOST_PKGS="git make gcc flex bison bc libelf-dev libssl-dev cpio xz-utils
 python3 ccache rsync kmod"
@@ -38,7 +40,8 @@ Commands:
                  modules and rootfs, boot QEMU, run the KUnit suite and the
                  user tests, print KTAP and a summary (the main job)
   test           what CI runs: the harness's usage checks, "kunit" on the
-                 selected targets, and "check-patches"
+                 selected targets (default: ${TEST_ARCHES// /,}),
+                 and "check-patches"
   shell          boot the guest with an interactive shell (modules in /root)
   bench [WHAT]   measure; WHAT is "guest" (iter vs legacy read paths,
                  splice vs read+write, kernel_read() in the guest), "harness"
@@ -739,7 +742,7 @@ build_modules_distro() {
 	fi
 	rm -f "$T_WORK/stamp.modules"
 	mkdir -p "$src"
-	rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '*.cmd' \
+	rsync -rl --checksum --delete --exclude '*.o' --exclude '*.ko' --exclude '*.cmd' \
 		--exclude '*.mod' --exclude '*.mod.c' --exclude modules.order \
 		--exclude Module.symvers "$REPO/module" "$src/"
 	# The splice selftest loads lib/test_module.c, which Debian does not
@@ -1096,6 +1099,10 @@ arch/um/ um
 arch/parisc/ parisc
 drivers/parisc/ parisc
 drivers/pnp/pnpbios/ i386
+drivers/pnp/isapnp/ i386
+drivers/zorro/ m68k
+arch/ia64/ ia64
+arch/xtensa/ xtensa
 "
 
 # ARCH -> "make ARCH value, cross prefix, Debian package of the compiler"
@@ -1116,6 +1123,9 @@ check_toolchain() {
 	sparc) echo "sparc sparc64-linux-gnu- gcc-sparc64-linux-gnu" ;;
 	sparc32) echo "sparc sparc64-linux-gnu- gcc-sparc64-linux-gnu CONFIG_64BIT=n" ;;
 	parisc) echo "parisc hppa-linux-gnu- gcc-hppa-linux-gnu" ;;
+	# No Debian cross compiler: listed as not compile-tested.
+	ia64) echo "ia64 ia64-linux-gnu- gcc-ia64-linux-gnu" ;;
+	xtensa) echo "xtensa xtensa-linux-gnu- gcc-xtensa-linux-gnu" ;;
 	*) return 1 ;;
 	esac
 }
@@ -1405,6 +1415,8 @@ unknown_target_exits_2|unknown target 'nosuch'|kunit --arch nosuch
 bad_timeout_exits_2|--timeout takes seconds|kunit --timeout soon
 zero_timeout_exits_2|--timeout takes seconds|kunit --timeout 0
 no_command_exits_2|no command given|--arch x86_64
+unknown_bench_exits_2|bench: unknown measurement 'frob'|bench frob
+distro_debug_exits_2|boots a distribution kernel: it has no debug flavour|kunit --arch x86_64-debian+debug
 EOF
 	echo "$passed passed, $failed failed"
 	SUM_P=$((SUM_P + passed)) SUM_F=$((SUM_F + failed))
@@ -1416,6 +1428,7 @@ EOF
 cmd_test() {
 	local rc=0
 
+	[ "$ARCHES_GIVEN" = 1 ] || ARCHES=${TEST_ARCHES// /,}
 	cmd_selftest || rc=1
 	cmd_kunit || rc=1
 	echo
