@@ -44,6 +44,7 @@ static ssize_t setfs_kproc_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	return n;
 }
 
+#ifdef SETFS_HAVE_PROC_READ
 static ssize_t setfs_kproc_read(struct file *file, char __user *buf,
 				size_t count, loff_t *pos)
 {
@@ -52,6 +53,13 @@ static ssize_t setfs_kproc_read(struct file *file, char __user *buf,
 	kp->read_calls++;
 	return simple_read_from_buffer(buf, count, pos, kp->data,
 				       SETFS_KPROC_SIZE);
+}
+#endif
+
+static ssize_t setfs_kproc_write(struct file *file, const char __user *buf,
+				 size_t count, loff_t *pos)
+{
+	return count;
 }
 
 static const struct proc_ops setfs_kproc_iter_ops = {
@@ -63,8 +71,15 @@ static const struct proc_ops setfs_kproc_permanent_ops = {
 	.proc_read_iter	= setfs_kproc_read_iter,
 };
 
+#ifdef SETFS_HAVE_PROC_READ
 static const struct proc_ops setfs_kproc_read_ops = {
 	.proc_read	= setfs_kproc_read,
+};
+#endif
+
+/* No read method at all: read(2) has always given -EIO. */
+static const struct proc_ops setfs_kproc_write_only_ops = {
+	.proc_write	= setfs_kproc_write,
 };
 
 static int setfs_kproc_res_init(struct kunit_resource *res, void *context)
@@ -182,16 +197,27 @@ static void setfs_proc_read_iter_loop(struct kunit *test)
 	setfs_kunit_expect_pattern(test, buf, 0, SETFS_KPROC_SIZE);
 }
 
-/* Which file operations proc_get_inode() picks for which proc_ops. */
+/*
+ * Which file operations proc_get_inode() picks for which proc_ops, and
+ * what kernel_read() of the first bytes gives.  With ->proc_read gone from
+ * struct proc_ops (kernel-patches/ part 2) every entry gets the iter
+ * file_operations, and one without any read method reads -EIO there too.
+ */
 struct setfs_proc_fops_case {
 	const char *name;
 	const struct proc_ops *ops;
 	bool iter;
+	ssize_t kread;
 };
 
 static const struct setfs_proc_fops_case setfs_proc_fops_cases[] = {
-	{ "proc_read_iter_entry", &setfs_kproc_iter_ops, true },
-	{ "proc_read_entry",      &setfs_kproc_read_ops, false },
+	{ "proc_read_iter_entry", &setfs_kproc_iter_ops, true, 16 },
+#ifdef SETFS_HAVE_PROC_READ
+	{ "proc_read_entry",      &setfs_kproc_read_ops, false, -EINVAL },
+	{ "write_only_entry", &setfs_kproc_write_only_ops, false, -EINVAL },
+#else
+	{ "write_only_entry", &setfs_kproc_write_only_ops, true, -EIO },
+#endif
 };
 
 SETFS_PARAM_ARRAY(proc_fops);
@@ -211,7 +237,7 @@ static void setfs_proc_file_ops(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, !!file->f_op->splice_read, c->iter);
 	KUNIT_EXPECT_EQ(test, !file->f_op->read, c->iter);
 	KUNIT_EXPECT_EQ(test, kernel_read(file, buf, sizeof(buf), &pos),
-			c->iter ? (ssize_t)sizeof(buf) : -EINVAL);
+			c->kread);
 	KUNIT_EXPECT_EQ(test, kp->read_calls, 0U);
 }
 
