@@ -466,7 +466,10 @@ build_modules() {
 	fi
 	rm -f "$T_WORK/stamp.modules"
 	mkdir -p "$src"
-	rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '*.cmd' \
+	# Content, not mtimes, decides what is copied, and a copied file gets
+	# the current time: a source older than the objects another worktree
+	# left here must still rebuild them.
+	rsync -rl --checksum --delete --exclude '*.o' --exclude '*.ko' --exclude '*.cmd' \
 		--exclude '*.mod' --exclude '*.mod.c' --exclude modules.order \
 		--exclude Module.symvers \
 		"$REPO/Kbuild" "$REPO/module" "$REPO/kunit" "$src/"
