@@ -29,7 +29,7 @@ static long setfs_ctl_info(void *arg)
 	info->store_sum = setfs_store_checksum();
 	info->flags = 0;
 #ifdef SETFS_HAVE_PROC_READ
-	info->flags |= SETFS_INFO_PROC_LEGACY;
+	info->flags |= SETFS_INFO_PROC_LEGACY | SETFS_INFO_PROC_OPS_READ;
 #endif
 	return 0;
 }

@@ -28,6 +28,7 @@ static const struct ktap_group *const groups[] = {
 	&nofault_group,
 	&initramfs_group,
 	&procfiles_group,
+	&procread_group,
 };
 
 size_t fixture_size(void)

@@ -91,6 +91,13 @@ static inline __u64 setfs_checksum(const void *buf, unsigned long len)
 
 /* SETFS_IOC_INFO: constants of the running kernel and the module. */
 #define SETFS_INFO_PROC_LEGACY	_BITULL(0)	/* SETFS_PROC_LEGACY_PATH exists */
+/*
+ * SETFS_INFO_PROC_OPS_READ: the kernel the module was built against has the
+ * member ->proc_read in struct proc_ops, so a proc file may still read only
+ * through it: read(2) works, but splice(2), sendfile(2) and kernel_read()
+ * fail with EINVAL.  Without it every proc file has ->proc_read_iter.
+ */
+#define SETFS_INFO_PROC_OPS_READ	_BITULL(1)
 
 struct setfs_ctl_info {
 	__u64 task_size_max;	/* TASK_SIZE_MAX: first address access_ok() refuses */
