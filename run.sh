@@ -432,7 +432,7 @@ configure_kernel() {
 
 	t0=$(now)
 	mapfile -t frags < <(fragments)
-	key="$(tree_id) $(hash_files "${frags[@]}" "$REPO/targets/$T_NAME.conf")"
+	key="$(tree_id) $(hash_files "${frags[@]}" "$REPO/targets/$T_BASE.conf")"
 	if [ -n "$(tree_id)" ] && stamp_ok "$T_WORK/stamp.config" "$key" &&
 	   [ -f "$T_BUILD/.config" ]; then
 		record_stage config "up to date" "$(elapsed "$t0")"
