@@ -211,6 +211,7 @@ struct stream {
 	int pipe[2];
 	int out;
 	off_t out_pos;
+	bool nonseekable;	/* sendfile(2) into s->pipe, not s->out */
 };
 
 #define STREAM_CLOSED	{ .fd = -1, .pipe = { -1, -1 }, .out = -1 }
@@ -227,11 +228,21 @@ static bool stream_open(struct stream *s, enum via v, const char *path,
 	s->fd = open_path(path, oflags);
 	if (s->fd < 0)
 		return false;
-	if (v == VIA_SPLICE && pipe(s->pipe)) {
+	/*
+	 * sendfile(2) into a regular file goes through
+	 * splice_direct_to_actor(), which wants a seekable input
+	 * (FMODE_LSEEK) and gives EINVAL otherwise, whatever the read
+	 * method: from a stream-like file (sunrpc channel and flush,
+	 * use-gss-proxy) it sends into a pipe instead.
+	 */
+	if (v == VIA_SENDFILE && lseek(s->fd, 0, SEEK_CUR) < 0 &&
+	    errno == ESPIPE)
+		s->nonseekable = true;
+	if ((v == VIA_SPLICE || s->nonseekable) && pipe(s->pipe)) {
 		diag("pipe: %s", strerror(errno));
 		return false;
 	}
-	if (v == VIA_SENDFILE) {
+	if (v == VIA_SENDFILE && !s->nonseekable) {
 		s->out = mkstemp(tmp);
 		if (s->out < 0) {
 			diag("mkstemp: %s", strerror(errno));
@@ -288,6 +299,18 @@ static ssize_t stream_read(struct stream *s, off_t pos, unsigned char *buf,
 		}
 		break;
 	case VIA_SENDFILE:
+		if (s->nonseekable) {
+			ret = sendfile(s->pipe[1], s->fd, NULL, count);
+			if (ret < 0)
+				return -errno;
+			n = drain_pipe(s->pipe[0], buf, count);
+			if (n != ret) {
+				diag("sendfile returned %zd, the pipe held %zd",
+				     ret, n);
+				return -EPROTO;
+			}
+			break;
+		}
 		ret = sendfile(s->out, s->fd, pos < 0 ? NULL : &off, count);
 		if (ret < 0)
 			return -errno;
@@ -321,8 +344,13 @@ static ssize_t stream_read(struct stream *s, off_t pos, unsigned char *buf,
 		off = rw.pos;
 		if (ret < 0)
 			return ret;
+		/*
+		 * From "the file position" (a stream: kmsg, the kfifo
+		 * samples), whose read(2) leaves f_pos alone: nothing to
+		 * check, as for the other ways.
+		 */
 		if (pos < 0)
-			pos = 0;
+			return ret;
 		break;
 	}
 	if (pos >= 0 && off != pos + ret) {

@@ -26,8 +26,10 @@ depends() {
 installkernel() {
 	# setfs_probe.ko and test_module.ko were placed in the module tree's
 	# updates/ and depmod was run, so that modprobe finds them.  The
-	# others create proc files that setfs_user_procfiles reads.
-	hostonly='' instmods setfs_probe test_module pktgen md_mod scsi_mod
+	# others create proc files that setfs_user_procfiles and
+	# setfs_user_procread read.
+	hostonly='' instmods setfs_probe test_module pktgen md_mod scsi_mod \
+		snd_dummy sunrpc auth_rpcgss lockd
 }
 
 install() {
