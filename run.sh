@@ -503,9 +503,12 @@ build_modules() {
 	fi
 	rm -f "$T_WORK/stamp.modules"
 	mkdir -p "$src"
-	rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '*.cmd' \
-		--exclude '*.mod' --exclude '*.mod.c' --exclude modules.order \
-		--exclude Module.symvers \
+	# --checksum --no-times: a source that differs from the copy gets the
+	# time of the copy, so make rebuilds its objects even when they are
+	# newer than the source in $REPO (another work tree built them).
+	rsync -a --checksum --no-times --delete --exclude '*.o' --exclude '*.ko' \
+		--exclude '*.cmd' --exclude '*.mod' --exclude '*.mod.c' \
+		--exclude modules.order --exclude Module.symvers \
 		"$REPO/Kbuild" "$REPO/module" "$REPO/kunit" "$src/"
 	export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 	run_make "$T_WORK/modules.log" "module build" M="$src" W=1 modules
@@ -736,9 +739,11 @@ build_modules_distro() {
 	fi
 	rm -f "$T_WORK/stamp.modules"
 	mkdir -p "$src"
-	rsync -a --delete --exclude '*.o' --exclude '*.ko' --exclude '*.cmd' \
-		--exclude '*.mod' --exclude '*.mod.c' --exclude modules.order \
-		--exclude Module.symvers "$REPO/module" "$src/"
+	# --checksum --no-times: see build_modules().
+	rsync -a --checksum --no-times --delete --exclude '*.o' --exclude '*.ko' \
+		--exclude '*.cmd' --exclude '*.mod' --exclude '*.mod.c' \
+		--exclude modules.order --exclude Module.symvers \
+		"$REPO/module" "$src/"
 	# The splice selftest loads lib/test_module.c, which Debian does not
 	# build (no CONFIG_TEST_LKM): build it from the tree the same way.
 	mkdir -p "$src/test_module"
