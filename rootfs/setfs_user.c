@@ -218,22 +218,29 @@ ssize_t drain_pipe(int fd, unsigned char *buf, size_t max)
 	return got;
 }
 
-bool ctl_call(unsigned long cmd, void *arg, const char *what)
+int ctl_ioctl(unsigned long cmd, void *arg)
 {
 	static int fd = -1;
+	int err;
 
 	if (fd < 0) {
 		fd = open(SETFS_CTL_PATH, O_RDWR | O_CLOEXEC);
 		if (fd < 0) {
-			diag("open %s: %s", SETFS_CTL_PATH, strerror(errno));
-			return false;
+			err = errno;
+			diag("open %s: %s", SETFS_CTL_PATH, strerror(err));
+			return err;
 		}
 	}
-	if (ioctl(fd, cmd, arg) < 0) {
-		diag("ioctl %s: %s", what, strerror(errno));
-		return false;
-	}
-	return true;
+	return ioctl(fd, cmd, arg) < 0 ? errno : 0;
+}
+
+bool ctl_call(unsigned long cmd, void *arg, const char *what)
+{
+	int err = ctl_ioctl(cmd, arg);
+
+	if (err)
+		diag("ioctl %s: %s", what, strerror(err));
+	return !err;
 }
 
 bool ctl_info(struct setfs_ctl_info *info)

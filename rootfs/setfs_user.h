@@ -52,7 +52,11 @@ int open_path(const char *path, int flags);
 /* Bytes waiting in a pipe, read into @buf (at most @max). */
 ssize_t drain_pipe(int fd, unsigned char *buf, size_t max);
 
-/* The control device (SETFS_CTL_PATH), opened once. */
+/*
+ * The control device (SETFS_CTL_PATH), opened once.  ctl_ioctl() returns
+ * 0 or the errno of the ioctl; ctl_call() says why in a diagnostic line.
+ */
+int ctl_ioctl(unsigned long cmd, void *arg);
 bool ctl_call(unsigned long cmd, void *arg, const char *what);
 bool ctl_info(struct setfs_ctl_info *info);
 
