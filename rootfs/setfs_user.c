@@ -4,7 +4,8 @@
  * setfs_probe.ko is loaded and checks, with exact values and errnos, what
  * the set_fs() removal series promised user space.  Prints KTAP: one
  * subtest per group (user_*.c), one result per case.  Exit status: 0 when
- * every case passed or skipped, 1 otherwise.
+ * every case passed or skipped, 1 otherwise.  "setfs_user bench" prints
+ * measurements instead (bench.c).
  *
  * This file holds main() and the helpers the groups share.
  */
@@ -295,10 +296,16 @@ out:
 	return ok;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	unsigned int i, failed = 0;
 
+	if (argc == 2 && !strcmp(argv[1], "bench"))
+		return bench_main();
+	if (argc != 1) {
+		fprintf(stderr, "usage: %s [bench]\n", argv[0]);
+		return 2;
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("KTAP version 1\n1..%zu\n", ARRAY_SIZE(groups));
 	if (!fixture_size())

@@ -24,6 +24,9 @@ extern const struct ktap_group nofault_group;
 extern const struct ktap_group initramfs_group;
 extern const struct ktap_group procfiles_group;
 
+/* "setfs_user bench": the measurements of bench.c; the exit status. */
+int bench_main(void);
+
 /* Bytes in every fixture (the module's "size" parameter), 0 if unknown. */
 size_t fixture_size(void);
 
