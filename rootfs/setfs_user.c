@@ -4,7 +4,8 @@
  * setfs_probe.ko is loaded and checks, with exact values and errnos, what
  * the set_fs() removal series promised user space.  Prints KTAP: one
  * subtest per group (user_*.c), one result per case.  Exit status: 0 when
- * every case passed or skipped, 1 otherwise.
+ * every case passed or skipped, 1 otherwise.  "setfs_user bench" prints
+ * measurements instead (bench.c).
  *
  * This file holds main() and the helpers the groups share.
  */
@@ -219,22 +220,29 @@ ssize_t drain_pipe(int fd, unsigned char *buf, size_t max)
 	return got;
 }
 
-bool ctl_call(unsigned long cmd, void *arg, const char *what)
+int ctl_ioctl(unsigned long cmd, void *arg)
 {
 	static int fd = -1;
+	int err;
 
 	if (fd < 0) {
 		fd = open(SETFS_CTL_PATH, O_RDWR | O_CLOEXEC);
 		if (fd < 0) {
-			diag("open %s: %s", SETFS_CTL_PATH, strerror(errno));
-			return false;
+			err = errno;
+			diag("open %s: %s", SETFS_CTL_PATH, strerror(err));
+			return err;
 		}
 	}
-	if (ioctl(fd, cmd, arg) < 0) {
-		diag("ioctl %s: %s", what, strerror(errno));
-		return false;
-	}
-	return true;
+	return ioctl(fd, cmd, arg) < 0 ? errno : 0;
+}
+
+bool ctl_call(unsigned long cmd, void *arg, const char *what)
+{
+	int err = ctl_ioctl(cmd, arg);
+
+	if (err)
+		diag("ioctl %s: %s", what, strerror(err));
+	return !err;
 }
 
 bool ctl_info(struct setfs_ctl_info *info)
@@ -289,10 +297,16 @@ out:
 	return ok;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	unsigned int i, failed = 0;
 
+	if (argc == 2 && !strcmp(argv[1], "bench"))
+		return bench_main();
+	if (argc != 1) {
+		fprintf(stderr, "usage: %s [bench]\n", argv[0]);
+		return 2;
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("KTAP version 1\n1..%zu\n", ARRAY_SIZE(groups));
 	if (!fixture_size())

@@ -25,6 +25,9 @@ extern const struct ktap_group initramfs_group;
 extern const struct ktap_group procfiles_group;
 extern const struct ktap_group procread_group;
 
+/* "setfs_user bench": the measurements of bench.c; the exit status. */
+int bench_main(void);
+
 /* Bytes in every fixture (the module's "size" parameter), 0 if unknown. */
 size_t fixture_size(void);
 
@@ -53,7 +56,11 @@ int open_path(const char *path, int flags);
 /* Bytes waiting in a pipe, read into @buf (at most @max). */
 ssize_t drain_pipe(int fd, unsigned char *buf, size_t max);
 
-/* The control device (SETFS_CTL_PATH), opened once. */
+/*
+ * The control device (SETFS_CTL_PATH), opened once.  ctl_ioctl() returns
+ * 0 or the errno of the ioctl; ctl_call() says why in a diagnostic line.
+ */
+int ctl_ioctl(unsigned long cmd, void *arg);
 bool ctl_call(unsigned long cmd, void *arg, const char *what);
 bool ctl_info(struct setfs_ctl_info *info);
 

@@ -6,7 +6,8 @@
  * (->write_iter) and no ->read (->write) are served with the right bytes
  * and an advanced position, sysctl files too (seed "sysctl: Convert to
  * iter interfaces"); files with only the old methods, or with both kinds,
- * get -EINVAL.
+ * get -EINVAL.  SETFS_IOC_BENCH_KERNEL_READ, the loop "setfs_user bench"
+ * times, keeps the same contract and its bounds.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -220,8 +221,104 @@ out:
 	return res;
 }
 
+/*
+ * SETFS_IOC_BENCH_KERNEL_READ: calls kernel_read() calls of count bytes
+ * at position 0.  ioctl_err, when not 0, is the errno of the ioctl itself
+ * (a request outside the bounds); err and open_err as for krw_row.  With
+ * timed, the time must be above 0: only for a loop long enough to span a
+ * tick of the coarsest clocksource (jiffies, on a two-CPU TCG guest).
+ */
+struct kbench_row {
+	const char *name;
+	const char *path;
+	unsigned long long count;
+	unsigned long long calls;
+	bool timed;
+	int ioctl_err;
+	long long err;
+	long long open_err;
+};
+
+static const struct kbench_row kbench_rows[] = {
+	{ .name = "bench_kernel_read_proc",
+	  .path = PROC, .count = 4096, .calls = 100 },
+	{ .name = "bench_kernel_read_proc_most_calls_timed",
+	  .path = PROC, .count = 1, .calls = SETFS_CTL_BENCH_CALLS_MAX,
+	  .timed = true },
+	{ .name = "bench_kernel_read_dev_largest_count",
+	  .path = DEV, .count = SETFS_CTL_BENCH_COUNT_MAX, .calls = 10 },
+	{ .name = "bench_kernel_read_proc_legacy_einval",
+	  .path = PROC_LEGACY, .count = 64, .calls = 10, .err = -EINVAL },
+	{ .name = "bench_kernel_read_dev_legacy_einval",
+	  .path = DEV_LEGACY, .count = 64, .calls = 10, .err = -EINVAL },
+	{ .name = "bench_kernel_read_dev_both_einval",
+	  .path = DEV_BOTH, .count = 64, .calls = 10, .err = -EINVAL },
+	{ .name = "bench_kernel_read_missing_file_enoent",
+	  .path = PROC "_missing", .count = 64, .calls = 10,
+	  .open_err = -ENOENT },
+	{ .name = "bench_kernel_read_too_many_calls_einval",
+	  .path = PROC, .count = 1, .calls = SETFS_CTL_BENCH_CALLS_MAX + 1,
+	  .ioctl_err = EINVAL },
+	{ .name = "bench_kernel_read_zero_calls_einval",
+	  .path = PROC, .count = 64, .calls = 0, .ioctl_err = EINVAL },
+	{ .name = "bench_kernel_read_count_too_large_einval",
+	  .path = PROC, .count = SETFS_CTL_BENCH_COUNT_MAX + 1, .calls = 1,
+	  .ioctl_err = EINVAL },
+	{ .name = "bench_kernel_read_zero_count_einval",
+	  .path = PROC, .count = 0, .calls = 1, .ioctl_err = EINVAL },
+	{ .name = "bench_kernel_read_too_many_bytes_einval",
+	  .path = PROC, .count = SETFS_CTL_BENCH_COUNT_MAX,
+	  .calls = SETFS_CTL_BENCH_BYTES_MAX / SETFS_CTL_BENCH_COUNT_MAX + 1,
+	  .ioctl_err = EINVAL },
+};
+
+static enum case_result run_kbench_row(const void *data)
+{
+	const struct kbench_row *r = data;
+	unsigned long long size = fixture_size();
+	unsigned long long per_call = r->count < size ? r->count : size;
+	struct setfs_ctl_bench b = { 0 };
+	enum case_result res;
+	int err;
+
+	if (!strcmp(r->path, PROC_LEGACY)) {
+		res = proc_legacy_state();
+		if (res != CASE_PASS)
+			return res;
+	}
+	snprintf(b.path, sizeof(b.path), "%s", r->path);
+	b.count = r->count;
+	b.calls = r->calls;
+	err = ctl_ioctl(SETFS_IOC_BENCH_KERNEL_READ, &b);
+	if (r->ioctl_err)
+		return check_errno("SETFS_IOC_BENCH_KERNEL_READ", err ? -1 : 0,
+				   err, r->ioctl_err) ? CASE_PASS : CASE_FAIL;
+	if (err) {
+		diag("SETFS_IOC_BENCH_KERNEL_READ: %s", strerror(err));
+		return CASE_FAIL;
+	}
+	if (!check_kret("filp_open", b.open_ret, r->open_err))
+		return CASE_FAIL;
+	if (r->open_err)
+		return check_ll("calls", b.calls, 0) ? CASE_PASS : CASE_FAIL;
+	if (r->err)
+		return check_kret("kernel_read", b.ret, r->err) &&
+		       check_ll("calls that succeeded", b.calls, 0) &&
+		       check_ll("bytes", b.bytes, 0) ? CASE_PASS : CASE_FAIL;
+	if (!check_kret("last kernel_read", b.ret, per_call) ||
+	    !check_ll("calls", b.calls, r->calls) ||
+	    !check_ll("bytes", b.bytes, r->calls * per_call))
+		return CASE_FAIL;
+	if (r->timed && !b.ns) {
+		diag("ns: got 0 for %llu calls, expected more", r->calls);
+		return CASE_FAIL;
+	}
+	return CASE_PASS;
+}
+
 static const struct ktap_table kernel_rw_tables[] = {
 	KTAP_TABLE(krw_rows, run_krw_row),
+	KTAP_TABLE(kbench_rows, run_kbench_row),
 };
 
 const struct ktap_group kernel_rw_group = {

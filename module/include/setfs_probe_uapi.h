@@ -194,10 +194,43 @@ struct setfs_ctl_nofault {
 	__u64 value;		/* out */
 };
 
+/*
+ * SETFS_IOC_BENCH_KERNEL_READ: filp_open(path) read-only, then a loop of
+ * "calls" kernel_read() calls of count bytes into a kernel buffer, each
+ * at position 0, timed with ktime_get_ns() around the loop (the open, the
+ * buffer allocation and the close are not timed).  The loop stops at the
+ * first call that returns an error: ret is then that -errno and calls the
+ * number of calls that succeeded before it; otherwise calls is the calls
+ * asked for and ret the byte count of the last call.  A fatal signal
+ * stops the loop with ret -EINTR.  Files kernel_read() refuses (->read
+ * only, or ->read and ->read_iter) give ret -EINVAL and calls 0.
+ *
+ * Bounds, so that one ioctl cannot keep the task busy for long: calls is
+ * 1..SETFS_CTL_BENCH_CALLS_MAX, count 1..SETFS_CTL_BENCH_COUNT_MAX and
+ * calls * count at most SETFS_CTL_BENCH_BYTES_MAX; anything else is
+ * EINVAL from the ioctl itself.  The loop calls cond_resched() between
+ * calls.  ns has the resolution of the clocksource: a jiffies one (a
+ * TCG guest with two CPUs) gives 0 for a loop shorter than a tick.
+ */
+#define SETFS_CTL_BENCH_CALLS_MAX	1000000
+#define SETFS_CTL_BENCH_COUNT_MAX	(64 * 1024)
+#define SETFS_CTL_BENCH_BYTES_MAX	_BITULL(32)
+
+struct setfs_ctl_bench {
+	char path[SETFS_CTL_PATH_MAX];	/* in: NUL-terminated */
+	__u64 count;		/* in: bytes per kernel_read() */
+	__u64 calls;		/* in: kernel_read() calls to make; out: calls that succeeded */
+	__u64 ns;		/* out: ktime_get_ns() around the loop */
+	__u64 bytes;		/* out: bytes read by all the calls */
+	__s64 open_ret;		/* out: 0, or -errno of filp_open() (then calls is 0) */
+	__s64 ret;		/* out: bytes of the last call, or the -errno that stopped it */
+};
+
 #define SETFS_IOC_INFO		_IOR(SETFS_IOC_MAGIC, 0, struct setfs_ctl_info)
 #define SETFS_IOC_KERNEL_READ	_IOWR(SETFS_IOC_MAGIC, 1, struct setfs_ctl_rw)
 #define SETFS_IOC_KERNEL_WRITE	_IOWR(SETFS_IOC_MAGIC, 2, struct setfs_ctl_rw)
 #define SETFS_IOC_UACCESS	_IOWR(SETFS_IOC_MAGIC, 3, struct setfs_ctl_uaccess)
 #define SETFS_IOC_NOFAULT	_IOWR(SETFS_IOC_MAGIC, 4, struct setfs_ctl_nofault)
+#define SETFS_IOC_BENCH_KERNEL_READ	_IOWR(SETFS_IOC_MAGIC, 8, struct setfs_ctl_bench)
 
 #endif /* _SETFS_PROBE_UAPI_H */
