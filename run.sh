@@ -972,7 +972,7 @@ SPLAT_RE='Kernel panic|Oops|BUG:|WARNING: CPU:|Call Trace:|general protection fa
 # kunit.py, count the results.
 report_target() {
 	local log=$T_WORK/console.log ktap=$T_WORK/results.ktap json=$T_WORK/results.json
-	local counts splat name taint
+	local counts splat name taint first
 
 	tr -d '\r' <"$log" | sed -n '/^SETFS-KTAP-BEGIN$/,/^SETFS-KTAP-END$/p' |
 		sed '1d;$d' >"$ktap"
@@ -1070,6 +1070,10 @@ EOF
 	if [ -n "$splat" ]; then
 		echo "run.sh: $T_NAME: the console shows a kernel splat:" >&2
 		echo "$splat" | head -20 >&2
+		# The first report in full: what KASAN, lockdep or the oops says.
+		first=${splat%%:*}
+		echo "---- $log, from line $first ----" >&2
+		tr -d '\r' <"$log" | sed -n "$first,$((first + 40))p" >&2
 		T_FAIL=$((T_FAIL + 1))
 	fi
 	echo "    console log: $log"
