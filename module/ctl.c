@@ -4,7 +4,7 @@
  * helpers and the nofault helpers in the context of the calling task, for
  * the user test binary.  The ioctls are documented in setfs_probe_uapi.h;
  * the table below maps each to its handler (kernel_rw.c, uaccess.c,
- * nofault.c).
+ * nofault.c, proc.c).
  */
 #include "setfs_probe.h"
 
@@ -54,6 +54,7 @@ static const struct setfs_ctl_cmd setfs_ctl_cmds[] = {
 	{ SETFS_IOC_KERNEL_WRITE, "kernel_write", setfs_ctl_kernel_write },
 	{ SETFS_IOC_UACCESS, "uaccess", setfs_ctl_uaccess },
 	{ SETFS_IOC_NOFAULT, "nofault", setfs_ctl_nofault },
+	{ SETFS_IOC_PROC_RECREATE, "proc_recreate", setfs_ctl_proc_recreate },
 };
 
 static long setfs_ctl_ioctl(struct file *file, unsigned int cmd,
