@@ -56,7 +56,9 @@ Options:
   -h, --help     this text
 
 Environment: SETFS_CACHE (default ~/.cache/setfs-probe), SETFS_JOBS,
-SETFS_TIMEOUT, SETFS_ACCEL (tcg, kvm or auto; default auto).
+SETFS_TIMEOUT, SETFS_ACCEL (tcg, kvm or auto; default auto),
+SETFS_GUEST_ARGS (more kernel command line words, e.g. setfs_fuzz_ops=1000000
+setfs_fuzz_seed=7: options of the user tests, see rootfs/init).
 EOF
 }
 
@@ -652,7 +654,7 @@ boot_guest() {
 	qemu=("$T_QEMU" -accel "$accel" $T_QEMU_ARGS -m 512 -smp 2 -nodefaults
 	      -display none -no-reboot -kernel "$T_BUILD/$T_IMAGE"
 	      -initrd "$T_WORK/initramfs.cpio"
-	      -append "console=$T_CONSOLE panic=-1 profile=2 setfs_mode=$mode setfs_halt=$T_HALT setfs_target=$T_NAME")
+	      -append "console=$T_CONSOLE panic=-1 profile=2 setfs_mode=$mode setfs_halt=$T_HALT setfs_target=$T_NAME${SETFS_GUEST_ARGS:+ $SETFS_GUEST_ARGS}")
 	if [ "$mode" = shell ]; then
 		info "booting $T_NAME ($accel); leave the shell with 'exit' or Ctrl-A x"
 		"${qemu[@]}" -serial mon:stdio
