@@ -30,6 +30,7 @@ static const struct ktap_group *const groups[] = {
 	&nofault_group,
 	&initramfs_group,
 	&procfiles_group,
+	&fuzz_group,
 };
 
 size_t fixture_size(void)
