@@ -31,6 +31,7 @@ static const struct ktap_group *const groups[] = {
 	&initramfs_group,
 	&procfiles_group,
 	&fuzz_group,
+	&race_group,
 };
 
 size_t fixture_size(void)
