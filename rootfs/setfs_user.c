@@ -32,6 +32,7 @@ static const struct ktap_group *const groups[] = {
 	&procfiles_group,
 	&fuzz_group,
 	&race_group,
+	&unload_group,
 };
 
 size_t fixture_size(void)

@@ -25,6 +25,7 @@ extern const struct ktap_group initramfs_group;
 extern const struct ktap_group procfiles_group;
 extern const struct ktap_group fuzz_group;
 extern const struct ktap_group race_group;
+extern const struct ktap_group unload_group;
 
 /* Bytes in every fixture (the module's "size" parameter), 0 if unknown. */
 size_t fixture_size(void);
