@@ -639,6 +639,14 @@ static long long fz_do_read(struct fop *o)
 	}
 }
 
+/* Not what a read one byte too long would put at file offset @pos. */
+static unsigned char canary_byte(long long pos)
+{
+	if (pos >= 0 && pos < (long long)fz.size)
+		return ~fz.pattern[pos];
+	return 0xa5;	/* past the fixture: the slack of its vmalloc() */
+}
+
 static bool fz_read(struct fop *o, unsigned int fl)
 {
 	static const unsigned int flag_choices[] = {
@@ -647,7 +655,7 @@ static bool fz_read(struct fop *o, unsigned int fl)
 	};
 	struct fexp e;
 	long long ret;
-	bool moves;
+	bool moves, canary;
 	int err;
 
 	o->buf = pick_buf();
@@ -662,11 +670,21 @@ static bool fz_read(struct fop *o, unsigned int fl)
 	moves = o->op == OP_READ || o->op == OP_READV ||
 		(o->op == OP_PREADV2 && o->pos == -1);
 	e = fz_expect_read(o, fl);
+	/* A canary after the expected end: a read writes nothing beyond. */
+	canary = o->buf.kind == B_GOOD && e.ret >= 0 &&
+		 (size_t)e.ret < o->count;
+	if (canary)
+		((unsigned char *)o->buf.addr)[e.ret] =
+			canary_byte((moves ? o->fpos : o->pos) + e.ret);
 	errno = 0;
 	ret = fz_do_read(o);
 	err = errno;
 	if (!check_result(o, &e, ret, err))
 		return false;
+	if (canary && ((unsigned char *)o->buf.addr)[ret] !=
+		      canary_byte((moves ? o->fpos : o->pos) + ret))
+		return fz_fail(o, "the byte after the %lld read was overwritten",
+			       ret);
 	if (ret > 0) {
 		if (!check_bytes(o, (void *)o->buf.addr, moves ? o->fpos : o->pos,
 				 ret))
