@@ -68,7 +68,9 @@ Options:
   -h, --help     this text
 
 Environment: SETFS_CACHE (default ~/.cache/setfs-probe), SETFS_JOBS,
-SETFS_TIMEOUT, SETFS_ACCEL (tcg, kvm or auto; default auto).
+SETFS_TIMEOUT, SETFS_ACCEL (tcg, kvm or auto; default auto),
+SETFS_GUEST_ARGS (more kernel command line words, e.g. setfs_fuzz_ops=1000000
+setfs_fuzz_seed=7: options of the user tests, see rootfs/init).
 EOF
 }
 
@@ -793,7 +795,8 @@ build_rootfs_dracut() {
 	mkdir -p "$stage/root/selftests/splice"
 	cp "$REPO/rootfs/init" "$stage/init"
 	cp "$BUSYBOX" "$stage/busybox"
-	cp "$T_WORK/user/setfs_user" "$stage/root/"
+	# setfs_user_unload reloads the probe from /root with finit_module().
+	cp "$T_WORK/user/setfs_user" "$T_WORK/ext/module/setfs_probe.ko" "$stage/root/"
 	cp "$DISTRO_DIR/boot/config-$DISTRO_KVER" "$stage/root/kernel.config"
 	cp "$TREE/$SPLICE_SELFTEST/short_splice_read.sh" "$T_WORK/user/splice_read" \
 		"$stage/root/selftests/splice/"
@@ -903,7 +906,7 @@ qemu_cmd() {
 	QEMU=("$T_QEMU" -accel "$accel" $T_QEMU_ARGS -m 512 -smp 2 -nodefaults
 	      -display none -no-reboot -kernel "$kernel"
 	      -initrd "$T_WORK/initramfs.cpio"
-	      -append "console=$T_CONSOLE panic=-1 profile=2 $T_CMDLINE setfs_mode=$mode setfs_halt=$T_HALT setfs_target=$T_BASE")
+	      -append "console=$T_CONSOLE panic=-1 profile=2 $T_CMDLINE setfs_mode=$mode setfs_halt=$T_HALT setfs_target=$T_BASE${SETFS_GUEST_ARGS:+ $SETFS_GUEST_ARGS}")
 }
 
 boot_shell() {

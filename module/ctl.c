@@ -4,7 +4,7 @@
  * helpers and the nofault helpers in the context of the calling task, for
  * the user test binary.  The ioctls are documented in setfs_probe_uapi.h;
  * the table below maps each to its handler (kernel_rw.c, uaccess.c,
- * nofault.c, bench.c).
+ * nofault.c, proc.c, bench.c).
  */
 #include "setfs_probe.h"
 
@@ -57,6 +57,7 @@ static const struct setfs_ctl_cmd setfs_ctl_cmds[] = {
 	{ SETFS_IOC_NOFAULT, "nofault", setfs_ctl_nofault },
 	{ SETFS_IOC_BENCH_KERNEL_READ, "bench_kernel_read",
 	  setfs_ctl_bench_kernel_read },
+	{ SETFS_IOC_PROC_RECREATE, "proc_recreate", setfs_ctl_proc_recreate },
 };
 
 static long setfs_ctl_ioctl(struct file *file, unsigned int cmd,

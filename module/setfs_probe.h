@@ -54,5 +54,6 @@ long setfs_ctl_kernel_write(void *arg);
 long setfs_ctl_uaccess(void *arg);
 long setfs_ctl_nofault(void *arg);
 long setfs_ctl_bench_kernel_read(void *arg);
+long setfs_ctl_proc_recreate(void *arg);
 
 #endif /* _SETFS_PROBE_H */

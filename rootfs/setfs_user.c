@@ -11,10 +11,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "setfs_user.h"
@@ -30,6 +32,9 @@ static const struct ktap_group *const groups[] = {
 	&initramfs_group,
 	&procfiles_group,
 	&procread_group,
+	&fuzz_group,
+	&race_group,
+	&unload_group,
 };
 
 size_t fixture_size(void)
@@ -91,7 +96,9 @@ static const struct {
 	{ EACCES, "EACCES" }, { EFAULT, "EFAULT" }, { EEXIST, "EEXIST" },
 	{ EINVAL, "EINVAL" }, { ENOSPC, "ENOSPC" }, { ESPIPE, "ESPIPE" },
 	{ ERANGE, "ERANGE" }, { ENOTTY, "ENOTTY" },
-	{ ENAMETOOLONG, "ENAMETOOLONG" },
+	{ ENAMETOOLONG, "ENAMETOOLONG" }, { ENODEV, "ENODEV" },
+	{ ENXIO, "ENXIO" }, { EOPNOTSUPP, "EOPNOTSUPP" },
+	{ EOVERFLOW, "EOVERFLOW" }, { EBUSY, "EBUSY" },
 };
 
 const char *errno_name(int err)
@@ -220,20 +227,21 @@ ssize_t drain_pipe(int fd, unsigned char *buf, size_t max)
 	return got;
 }
 
+static int ctl_fd = -1;
+
 int ctl_ioctl(unsigned long cmd, void *arg)
 {
-	static int fd = -1;
 	int err;
 
-	if (fd < 0) {
-		fd = open(SETFS_CTL_PATH, O_RDWR | O_CLOEXEC);
-		if (fd < 0) {
+	if (ctl_fd < 0) {
+		ctl_fd = open(SETFS_CTL_PATH, O_RDWR | O_CLOEXEC);
+		if (ctl_fd < 0) {
 			err = errno;
 			diag("open %s: %s", SETFS_CTL_PATH, strerror(err));
 			return err;
 		}
 	}
-	return ioctl(fd, cmd, arg) < 0 ? errno : 0;
+	return ioctl(ctl_fd, cmd, arg) < 0 ? errno : 0;
 }
 
 bool ctl_call(unsigned long cmd, void *arg, const char *what)
@@ -248,6 +256,115 @@ bool ctl_call(unsigned long cmd, void *arg, const char *what)
 bool ctl_info(struct setfs_ctl_info *info)
 {
 	return ctl_call(SETFS_IOC_INFO, info, "SETFS_IOC_INFO");
+}
+
+void ctl_close(void)
+{
+	if (ctl_fd >= 0)
+		close(ctl_fd);
+	ctl_fd = -1;
+}
+
+unsigned long long option_ull(const char *name, unsigned long long def)
+{
+	char var[64];
+	const char *v;
+	char *end;
+	unsigned long long n;
+
+	snprintf(var, sizeof(var), "setfs_%s", name);
+	v = getenv(var);
+	if (!v || !*v)
+		return def;
+	errno = 0;
+	n = strtoull(v, &end, 0);
+	if (errno || *end) {
+		printf("# ignoring %s=%s: not a number\n", var, v);
+		return def;
+	}
+	return n;
+}
+
+double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool started;
+	bool armed;
+	double deadline;
+	unsigned int seconds;
+	const char *what;
+	void (*describe)(void);
+} wd = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.cond = PTHREAD_COND_INITIALIZER,
+};
+
+static void *watchdog_thread(void *arg)
+{
+	struct timespec ts;
+	int fd;
+
+	(void)arg;
+	pthread_mutex_lock(&wd.lock);
+	for (;;) {
+		while (!wd.armed)
+			pthread_cond_wait(&wd.cond, &wd.lock);
+		if (now_seconds() >= wd.deadline)
+			break;
+		/* Poll: the deadline may move while we sleep. */
+		ts.tv_sec = 0;
+		ts.tv_nsec = 200 * 1000 * 1000;
+		pthread_mutex_unlock(&wd.lock);
+		nanosleep(&ts, NULL);
+		pthread_mutex_lock(&wd.lock);
+	}
+	diag("watchdog: %s did not finish within %u s", wd.what, wd.seconds);
+	if (wd.describe)
+		wd.describe();
+	fflush(stdout);
+	fd = open("/proc/sysrq-trigger", O_WRONLY);
+	if (fd >= 0) {
+		if (write(fd, "w", 1) < 0)
+			diag("watchdog: sysrq w: %s", strerror(errno));
+		close(fd);
+	}
+	_exit(3);
+	return NULL;
+}
+
+void watchdog_arm(unsigned int seconds, const char *what,
+		  void (*describe)(void))
+{
+	pthread_t t;
+
+	pthread_mutex_lock(&wd.lock);
+	if (!wd.started &&
+	    pthread_create(&t, NULL, watchdog_thread, NULL) == 0) {
+		pthread_detach(t);
+		wd.started = true;
+	}
+	wd.seconds = seconds;
+	wd.deadline = now_seconds() + seconds;
+	wd.what = what;
+	wd.describe = describe;
+	wd.armed = true;
+	pthread_cond_signal(&wd.cond);
+	pthread_mutex_unlock(&wd.lock);
+}
+
+void watchdog_disarm(void)
+{
+	pthread_mutex_lock(&wd.lock);
+	wd.armed = false;
+	pthread_mutex_unlock(&wd.lock);
 }
 
 enum case_result proc_legacy_state(void)
@@ -297,16 +414,41 @@ out:
 	return ok;
 }
 
+/* "name=value" arguments become setfs_<name> in the environment. */
+static void options_from_args(int argc, char **argv)
+{
+	char var[64];
+	char *eq;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		eq = strchr(argv[i], '=');
+		if (!eq || eq == argv[i] ||
+		    (size_t)(eq - argv[i]) >= sizeof(var) - 7) {
+			fprintf(stderr, "setfs_user: ignoring '%s' (not name=value)\n",
+				argv[i]);
+			continue;
+		}
+		snprintf(var, sizeof(var), "setfs_%.*s", (int)(eq - argv[i]),
+			 argv[i]);
+		setenv(var, eq + 1, 1);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int i, failed = 0;
 
 	if (argc == 2 && !strcmp(argv[1], "bench"))
 		return bench_main();
-	if (argc != 1) {
-		fprintf(stderr, "usage: %s [bench]\n", argv[0]);
-		return 2;
+	for (i = 1; i < (unsigned int)argc; i++) {
+		if (!strchr(argv[i], '=')) {
+			fprintf(stderr, "usage: %s [bench | name=value...]\n",
+				argv[0]);
+			return 2;
+		}
 	}
+	options_from_args(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("KTAP version 1\n1..%zu\n", ARRAY_SIZE(groups));
 	if (!fixture_size())

@@ -23,6 +23,9 @@ extern const struct ktap_group kernel_ptr_group;
 extern const struct ktap_group nofault_group;
 extern const struct ktap_group initramfs_group;
 extern const struct ktap_group procfiles_group;
+extern const struct ktap_group fuzz_group;
+extern const struct ktap_group race_group;
+extern const struct ktap_group unload_group;
 extern const struct ktap_group procread_group;
 
 /* "setfs_user bench": the measurements of bench.c; the exit status. */
@@ -63,6 +66,29 @@ ssize_t drain_pipe(int fd, unsigned char *buf, size_t max);
 int ctl_ioctl(unsigned long cmd, void *arg);
 bool ctl_call(unsigned long cmd, void *arg, const char *what);
 bool ctl_info(struct setfs_ctl_info *info);
+/* Closes it, so that it no longer pins the module (setfs_user_unload). */
+void ctl_close(void);
+
+/*
+ * Options: "name=value" arguments of setfs_user, else the environment
+ * variable setfs_<name> (kernel command line words reach init, and so
+ * setfs_user, as environment variables), else @def.
+ */
+unsigned long long option_ull(const char *name, unsigned long long def);
+
+/*
+ * A hang must fail in the guest, not at the host's timeout: after
+ * watchdog_arm(), if watchdog_disarm() does not come within @seconds, a
+ * thread prints what was running (@what, then @describe() if not NULL),
+ * asks the kernel for the blocked tasks (sysrq w) and ends the process
+ * with status 3, which init reports as a failure.
+ */
+void watchdog_arm(unsigned int seconds, const char *what,
+		  void (*describe)(void));
+void watchdog_disarm(void);
+
+/* Seconds since an arbitrary point, for durations. */
+double now_seconds(void);
 
 /*
  * Whether /proc/setfs_probe_legacy exists: CASE_PASS when the file and

@@ -226,11 +226,21 @@ struct setfs_ctl_bench {
 	__s64 ret;		/* out: bytes of the last call, or the -errno that stopped it */
 };
 
+/*
+ * SETFS_IOC_PROC_RECREATE: removes SETFS_PROC_PATH and, if built,
+ * SETFS_PROC_LEGACY_PATH with proc_remove(), which waits until no reader
+ * is inside their methods, then creates them again.  Files opened before
+ * stay stale (fs/proc/inode.c, use_pde()): read, splice and sendfile fail
+ * with EIO, lseek with EINVAL.  An open between removal and creation
+ * fails with ENOENT.  Returns 0, or -1 with ENOMEM if an entry could not
+ * be created again (it is absent then).
+ */
 #define SETFS_IOC_INFO		_IOR(SETFS_IOC_MAGIC, 0, struct setfs_ctl_info)
 #define SETFS_IOC_KERNEL_READ	_IOWR(SETFS_IOC_MAGIC, 1, struct setfs_ctl_rw)
 #define SETFS_IOC_KERNEL_WRITE	_IOWR(SETFS_IOC_MAGIC, 2, struct setfs_ctl_rw)
 #define SETFS_IOC_UACCESS	_IOWR(SETFS_IOC_MAGIC, 3, struct setfs_ctl_uaccess)
 #define SETFS_IOC_NOFAULT	_IOWR(SETFS_IOC_MAGIC, 4, struct setfs_ctl_nofault)
 #define SETFS_IOC_BENCH_KERNEL_READ	_IOWR(SETFS_IOC_MAGIC, 8, struct setfs_ctl_bench)
+#define SETFS_IOC_PROC_RECREATE	_IO(SETFS_IOC_MAGIC, 5)
 
 #endif /* _SETFS_PROBE_UAPI_H */
