@@ -160,10 +160,13 @@ static ssize_t read_all(const char *path, unsigned char *buf, size_t max)
 	fd = open_path(path, O_RDONLY);
 	if (fd < 0)
 		return -1;
-	while (got < max && (ret = read(fd, buf + got, 1000)) > 0)
+	while (got < max &&
+	       (ret = read(fd, buf + got, max - got < 1000 ? max - got : 1000)) > 0)
 		got += ret;
 	if (ret < 0)
 		diag("read %s: %s", path, strerror(errno));
+	else if (got == max)
+		diag("%s is larger than the %zu bytes read", path, max);
 	close(fd);
 	return ret < 0 ? -1 : (ssize_t)got;
 }
