@@ -1231,6 +1231,21 @@ check_includer() {
 # The .c files whose objects show that a patch builds: the .c files it
 # touches, and for a header the .c files that use the macros it changes
 # or the function named in the hunk header (at most 8 per symbol).
+# obj_disabled FILE.c: its Makefile line "obj-$(CONFIG_X) += FILE.o" names
+# an option that x86_64's allmodconfig leaves off (an ARM-only driver, say),
+# so building it there would fail for reasons of its own.
+obj_disabled() {
+	local f=$1 base sym cfg=$CACHE/check/build-x86_64/.config mk
+
+	base=${f##*/}
+	base=${base%.c}
+	mk=$CHECK_TREE/${f%/*}/Makefile
+	[ -f "$cfg" ] && [ -f "$mk" ] || return 1
+	sym=$(sed -n "s/^obj-\$(\(CONFIG_[A-Z0-9_]*\))[[:space:]]*[+:]*=.*[[:space:]]$base\.o\b.*/\1/p" "$mk" | head -n 1)
+	[ -n "$sym" ] || return 1
+	! grep -qE "^$sym=[ym]" "$cfg"
+}
+
 check_sources() {
 	local rev=$1 f sym line
 
@@ -1252,7 +1267,11 @@ check_sources() {
 				# arch's compiler: take them only for arch headers.
 				case "$f" in
 				arch/*) git -C "$CHECK_TREE" grep -l -w "$sym" -- '*.c' ;;
-				*) git -C "$CHECK_TREE" grep -l -w "$sym" -- '*.c' ':(exclude)arch/*' ;;
+				*) git -C "$CHECK_TREE" grep -l -w "$sym" -- '*.c' ':(exclude)arch/*' |
+					while read -r u; do
+						! obj_disabled "$u" || continue
+						echo "$u"
+					done ;;
 				esac | head -n 8
 			done
 			;;
