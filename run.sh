@@ -1510,14 +1510,15 @@ bench_run() {
 	local label=$1 goal=$2 dir=$3 t0 secs rc=0 log
 
 	shift 3
-	log=$CACHE/bench/$(echo "$label" | tr -c 'a-z0-9\n' '_').log
+	log=$CACHE/bench/$(echo "$label" | tr '[:upper:]' '[:lower:]' | tr -c 'a-z0-9\n' '_').log
 	t0=$(now)
 	SETFS_LOCK_HELD=$CACHE "$dir/run.sh" "$@" >"$log" 2>&1 || rc=$?
 	secs=$(elapsed "$t0")
 	[ $rc -eq 0 ] || { tail -n 30 "$log" >&2; die "bench: '$label' failed (log: $log)"; }
 	BENCH_ROWS+=("$label|$secs|$goal|$(awk -v s="$secs" -v g="$goal" 'BEGIN { print (g == "-" ? "-" : (s < g ? "yes" : "NO")) }')|$log")
 	# The stage lines of the run: where the time went.
-	grep -E '^    (prepare|config|kernel|modules|user|rootfs|distro|boot\+tests) ' "$log" |
+	sed -n '1,/^stage times:$/p' "$log" |
+		grep -E '^    (prepare|config|kernel|modules|user|rootfs|distro|boot\+tests) ' |
 		awk -v l="$label" '{ t[$1] += $2 } END { for (s in t) printf "    %-28s %-12s %6.1fs\n", l, s, t[s] }' | sort
 }
 
@@ -1566,7 +1567,8 @@ bench_cold() {
 	rm -rf "$cold"
 	[ $rc -eq 0 ] || { tail -n 30 "$log" >&2; die "bench: the cold run failed (log: $log)"; }
 	BENCH_ROWS+=("cold, empty cache|$secs|900|$(awk -v s="$secs" 'BEGIN { print (s < 900 ? "yes" : "NO") }')|$log")
-	grep -E '^    (prepare|config|kernel|modules|user|rootfs|distro|boot\+tests) ' "$log" |
+	sed -n '1,/^stage times:$/p' "$log" |
+		grep -E '^    (prepare|config|kernel|modules|user|rootfs|distro|boot\+tests) ' |
 		awk '{ t[$1] += $2 } END { for (s in t) printf "    cold %-12s %6.1fs\n", s, t[s] }' | sort
 }
 
