@@ -493,6 +493,19 @@ build_kernel() {
 	record_stage kernel "built" "$(elapsed "$t0")"
 }
 
+# sync_sources DEST SRC...: copy module sources into the cache, keeping
+# the objects built there.  Content, not mtimes, decides what is copied,
+# and a copied file gets the current time: a source older than the
+# objects another worktree left here must still rebuild them.
+sync_sources() {
+	local dest=$1
+
+	shift
+	rsync -rl --checksum --delete --exclude '*.o' --exclude '*.ko' \
+		--exclude '*.cmd' --exclude '*.mod' --exclude '*.mod.c' \
+		--exclude modules.order --exclude Module.symvers "$@" "$dest/"
+}
+
 # The top-level Kbuild builds module/ and kunit/; they are synced into the
 # cache so that targets build side by side and the repo stays clean.
 build_modules() {
@@ -508,13 +521,7 @@ build_modules() {
 	fi
 	rm -f "$T_WORK/stamp.modules"
 	mkdir -p "$src"
-	# Content, not mtimes, decides what is copied, and a copied file gets
-	# the current time: a source older than the objects another worktree
-	# left here must still rebuild them.
-	rsync -rl --checksum --delete --exclude '*.o' --exclude '*.ko' --exclude '*.cmd' \
-		--exclude '*.mod' --exclude '*.mod.c' --exclude modules.order \
-		--exclude Module.symvers \
-		"$REPO/Kbuild" "$REPO/module" "$REPO/kunit" "$src/"
+	sync_sources "$src" "$REPO/Kbuild" "$REPO/module" "$REPO/kunit"
 	export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 	run_make "$T_WORK/modules.log" "module build" M="$src" W=1 modules
 	echo "$key" >"$T_WORK/stamp.modules"
@@ -744,9 +751,7 @@ build_modules_distro() {
 	fi
 	rm -f "$T_WORK/stamp.modules"
 	mkdir -p "$src"
-	rsync -rl --checksum --delete --exclude '*.o' --exclude '*.ko' --exclude '*.cmd' \
-		--exclude '*.mod' --exclude '*.mod.c' --exclude modules.order \
-		--exclude Module.symvers "$REPO/module" "$src/"
+	sync_sources "$src" "$REPO/module"
 	# The splice selftest loads lib/test_module.c, which Debian does not
 	# build (no CONFIG_TEST_LKM): build it from the tree the same way.
 	mkdir -p "$src/test_module"
