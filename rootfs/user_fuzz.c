@@ -204,22 +204,22 @@ static struct {
 	int fd[3];
 	long long fpos[3];
 	int p[2], q[2];
-	uint64_t rng;
+	unsigned long long rng;
 	unsigned int fails;
 	const struct fuzz_row *row;
 	const struct fop *cur;	/* for the watchdog */
 } fz;
 
-static uint64_t rnd(void)
+static unsigned long long rnd(void)
 {
-	uint64_t z = (fz.rng += 0x9e3779b97f4a7c15ULL);
+	unsigned long long z = (fz.rng += 0x9e3779b97f4a7c15ULL);
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
 }
 
-static uint64_t rnd_below(uint64_t n)
+static unsigned long long rnd_below(unsigned long long n)
 {
 	return n ? rnd() % n : 0;
 }
@@ -543,7 +543,10 @@ static void pick_segments(struct fop *o)
 	}
 }
 
-/* The iovec part of readv/preadv2: import_iovec() (lib/iov_iter.c). */
+/*
+ * The iovec part of readv/preadv2: import_iovec() (lib/iov_iter.c); 0 or
+ * -errno.
+ */
 static int iov_import_error(const struct fop *o, size_t *total)
 {
 	unsigned long addr = o->buf.addr;
@@ -552,18 +555,18 @@ static int iov_import_error(const struct fop *o, size_t *total)
 
 	*total = 0;
 	if (o->vlen > K_UIO_MAXIOV)
-		return EINVAL;
+		return -EINVAL;
 	if (!o->vlen)
 		return 0;
 	if (o->iov_addr != (unsigned long)fz.iov)
-		return EFAULT;
+		return -EFAULT;
 	for (i = 0; i < o->vlen; i++)
 		if ((ssize_t)o->seg[i] < 0)
-			return EINVAL;
+			return -EINVAL;
 	for (i = 0; i < o->vlen; i++) {
 		len = o->seg[i];
 		if (!access_ok_model(addr, len))
-			return EFAULT;
+			return -EFAULT;
 		addr += len;
 		if (len > K_MAX_RW_COUNT - tot)
 			len = K_MAX_RW_COUNT - tot;
@@ -598,7 +601,7 @@ static struct fexp fz_expect_read(const struct fop *o, unsigned int fl)
 	/* vfs_readv(): the iovecs first, then do_iter_read() */
 	err = iov_import_error(o, &n);
 	if (err)
-		return fail1(err);
+		return fail1(-err);
 	if (!fd_reads(o->fdi))
 		return fail1(EBADF);
 	if (!n)
@@ -874,15 +877,16 @@ static bool fz_splice_in(struct fop *o, unsigned int fl)
 	pos = o->off == OFF_NONE ? o->fpos : o->off_val;
 	/* sys_splice(), __do_splice(), do_splice() */
 	if (!o->count)
-		e = inner = ok_n(0);
+		inner = ok_n(0);
 	else if (o->flags & ~K_SPLICE_F_ALL)
-		e = inner = fail1(EINVAL);
+		inner = fail1(EINVAL);
 	else if (o->off == OFF_BAD)
-		e = inner = fail1(EFAULT);
+		inner = fail1(EFAULT);
 	else if (!fd_reads(o->fdi))
-		e = inner = fail1(EBADF);
+		inner = fail1(EBADF);
 	else
-		e = inner = splice_to_pipe(pos, o->count, fl);
+		inner = splice_to_pipe(pos, o->count, fl);
+	e = inner;
 	if (o->count && o->off == OFF_RO && inner.ret >= 0)
 		e = fail1(EFAULT);	/* copy_to_user() of the new offset */
 	errno = 0;
@@ -1283,7 +1287,8 @@ static bool check_ctl_out(const struct fop *o, enum ctl_what w,
 	case CTL_KWRITE:
 		if (got->rw.ret != want->rw.ret || got->rw.pos != want->rw.pos ||
 		    got->rw.open_ret != want->rw.open_ret)
-			return fz_fail(o, "ret %lld pos %lld open_ret %lld, expected %lld %lld %lld",
+			return fz_fail(o,
+			       "ret %lld pos %lld open_ret %lld, expected %lld %lld %lld",
 				       (long long)got->rw.ret, (long long)got->rw.pos,
 				       (long long)got->rw.open_ret,
 				       (long long)want->rw.ret, (long long)want->rw.pos,
@@ -1299,7 +1304,8 @@ static bool check_ctl_out(const struct fop *o, enum ctl_what w,
 
 			n = got->ua.size - left;
 			if (left < want->ua.value || left > got->ua.size)
-				return fz_fail(o, "clear_user of %llu at 0x%llx: ret %lld, expected %llu..%llu",
+				return fz_fail(o,
+				       "clear_user of %llu at 0x%llx: ret %lld, expected %llu..%llu",
 					       (unsigned long long)got->ua.size,
 					       (unsigned long long)got->ua.addr,
 					       (long long)got->ua.ret,
@@ -1307,7 +1313,8 @@ static bool check_ctl_out(const struct fop *o, enum ctl_what w,
 					       (unsigned long long)got->ua.size);
 			for (i = 0; i < n; i++)
 				if (((unsigned char *)(unsigned long)got->ua.addr)[i])
-					return fz_fail(o, "clear_user says it cleared %llu bytes, byte %llu is not 0",
+					return fz_fail(o,
+					       "clear_user says it cleared %llu bytes, byte %llu is not 0",
 						       n, i);
 			return true;
 		}
@@ -1315,7 +1322,8 @@ static bool check_ctl_out(const struct fop *o, enum ctl_what w,
 		    !(got->ua.ret == -EFAULT ||
 		      (got->ua.ret >= 0 && (unsigned long long)got->ua.ret <= got->ua.size)) :
 		    got->ua.ret != want->ua.ret)
-			return fz_fail(o, "uaccess op %llu size %llu at 0x%llx: ret %lld, expected %lld",
+			return fz_fail(o,
+			       "uaccess op %llu size %llu at 0x%llx: ret %lld, expected %lld",
 				       (unsigned long long)got->ua.op,
 				       (unsigned long long)got->ua.size,
 				       (unsigned long long)got->ua.addr,
@@ -1326,7 +1334,8 @@ static bool check_ctl_out(const struct fop *o, enum ctl_what w,
 		    !((got->nf.ret == -EFAULT || got->nf.ret == -ERANGE) &&
 		      !got->nf.value) :
 		    got->nf.ret != want->nf.ret || got->nf.value != want->nf.value)
-			return fz_fail(o, "nofault op %llu target %llu at 0x%llx: ret %lld value 0x%llx, expected %lld 0x%llx",
+			return fz_fail(o,
+			       "nofault op %llu target %llu at 0x%llx: ret %lld value 0x%llx, expected %lld 0x%llx",
 				       (unsigned long long)got->nf.op,
 				       (unsigned long long)got->nf.target,
 				       (unsigned long long)got->nf.addr,
@@ -1684,7 +1693,8 @@ static const char *fuzz_setup(void)
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 	fz.top_page = p == (void *)(fz.top - fz.page) ? p : NULL;
 	if (!fz.top_page) {
-		printf("    # fuzz: the page below TASK_SIZE_MAX is not free, using the edge buffer instead\n");
+		printf("    # fuzz: the page below TASK_SIZE_MAX is taken: %s\n",
+		       "using the edge buffer instead");
 		if (p != MAP_FAILED)
 			munmap(p, fz.page);
 	}

@@ -80,7 +80,7 @@ static const char *const race_op_names[] = {
 struct race_thread {
 	pthread_t tid;
 	int id;
-	uint64_t rng;
+	unsigned long long rng;
 	int own[NFILES];
 	long long own_pos[NFILES];
 	int p[2];
@@ -88,8 +88,8 @@ struct race_thread {
 	unsigned char *pipe_buf;
 	size_t slice_off, slice_len;	/* its part of the store */
 	unsigned long done;
-	volatile int cur_op, cur_file;
-	volatile bool cur_shared;
+	int cur_op, cur_file;	/* for the watchdog's report */
+	bool cur_shared;
 	char why[320];
 };
 
@@ -103,19 +103,24 @@ static struct {
 	bool present[NFILES];
 	const struct race_row *row;
 	struct race_thread *t;
-	volatile bool stop;
+	bool stop;		/* __atomic_*: set by the watchdog and main */
 } rc;
 
-static uint64_t race_rnd(struct race_thread *t)
+static bool race_stopped(void)
 {
-	uint64_t z = (t->rng += 0x9e3779b97f4a7c15ULL);
+	return __atomic_load_n(&rc.stop, __ATOMIC_RELAXED);
+}
+
+static unsigned long long race_rnd(struct race_thread *t)
+{
+	unsigned long long z = (t->rng += 0x9e3779b97f4a7c15ULL);
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
 }
 
-static uint64_t below(struct race_thread *t, uint64_t n)
+static unsigned long long below(struct race_thread *t, unsigned long long n)
 {
 	return n ? race_rnd(t) % n : 0;
 }
@@ -135,7 +140,7 @@ static bool race_fail(struct race_thread *t, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(t->why + n, sizeof(t->why) - n, fmt, ap);
 	va_end(ap);
-	rc.stop = true;
+	__atomic_store_n(&rc.stop, true, __ATOMIC_RELAXED);
 	return false;
 }
 
@@ -288,7 +293,7 @@ static void *race_thread_fn(void *arg)
 	struct race_thread *t = arg;
 	int f;
 
-	for (t->done = 0; t->done < rc.iterations && !rc.stop; t->done++) {
+	for (t->done = 0; t->done < rc.iterations && !race_stopped(); t->done++) {
 		f = rc.row->file;
 		if (f < 0) {
 			do {
@@ -397,7 +402,7 @@ static enum case_result run_race_row(const void *data)
 		res = CASE_FAIL;
 	}
 	rc.row = r;
-	rc.stop = false;
+	__atomic_store_n(&rc.stop, false, __ATOMIC_RELAXED);
 	fill_pattern(rc.store, rc.size, 0);
 	if (!store_restore() || !race_open())
 		goto out;
@@ -408,7 +413,7 @@ static enum case_result run_race_row(const void *data)
 	for (i = 0; i < rc.threads; i++) {
 		if (pthread_create(&rc.t[i].tid, NULL, race_thread_fn, &rc.t[i])) {
 			diag("pthread_create: %s", strerror(errno));
-			rc.stop = true;
+			__atomic_store_n(&rc.stop, true, __ATOMIC_RELAXED);
 			break;
 		}
 		started++;

@@ -53,7 +53,7 @@ struct reader {
 	pthread_t tid;
 	const char *path;
 	bool dev;		/* opens, reads, closes: pins the module a while */
-	uint64_t rng;
+	unsigned long long rng;
 	unsigned long reads, stale, enoent, opens;
 	unsigned char *buf, *pipe_buf;
 	int p[2];
@@ -65,14 +65,19 @@ static struct {
 	unsigned char *pattern;
 	struct reader r[UNLOAD_MAX_READERS];
 	unsigned int nr;
-	volatile bool stop;
+	bool stop;		/* __atomic_*: readers poll it */
 	const char *phase;	/* what the main thread does, for the watchdog */
 	unsigned long cycle;
 } ul;
 
-static uint64_t ul_rnd(struct reader *r)
+static bool readers_stopped(void)
 {
-	uint64_t z = (r->rng += 0x9e3779b97f4a7c15ULL);
+	return __atomic_load_n(&ul.stop, __ATOMIC_RELAXED);
+}
+
+static unsigned long long ul_rnd(struct reader *r)
+{
+	unsigned long long z = (r->rng += 0x9e3779b97f4a7c15ULL);
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
@@ -88,7 +93,7 @@ static void *reader_fail(struct reader *r, const char *what, ssize_t ret,
 	else
 		snprintf(r->why, sizeof(r->why), "%s %s: returned %zd",
 			 r->path, what, ret);
-	ul.stop = true;
+	__atomic_store_n(&ul.stop, true, __ATOMIC_RELAXED);
 	return NULL;
 }
 
@@ -127,7 +132,7 @@ static void *reader_fn(void *arg)
 	int fd = -1, err, n = 0;
 	bool use_splice;
 
-	while (!ul.stop) {
+	while (!readers_stopped()) {
 		if (fd < 0) {
 			fd = open(r->path, O_RDONLY | O_CLOEXEC);
 			err = errno;
@@ -200,7 +205,7 @@ static bool readers_start(bool with_dev)
 	unsigned int i, f, nfiles;
 
 	nfiles = access(SETFS_PROC_LEGACY_PATH, F_OK) == 0 ? 2 : 1;
-	ul.stop = false;
+	__atomic_store_n(&ul.stop, false, __ATOMIC_RELAXED);
 	ul.nr = 0;
 	memset(ul.r, 0, sizeof(ul.r));
 	for (f = 0; f < nfiles; f++)
@@ -214,7 +219,8 @@ static bool readers_start(bool with_dev)
 		struct reader *r = &ul.r[i];
 
 		r->rng = 0x0dd5eed + i;
-		r->p[0] = r->p[1] = -1;
+		r->p[0] = -1;
+		r->p[1] = -1;
 		r->buf = malloc(ul.size + 1);
 		r->pipe_buf = malloc(ul.size + 1);
 		if (!r->buf || !r->pipe_buf) {
@@ -244,7 +250,7 @@ static bool readers_stop(void)
 	bool ok = true;
 	unsigned int i;
 
-	ul.stop = true;
+	__atomic_store_n(&ul.stop, true, __ATOMIC_RELAXED);
 	for (i = 0; i < ul.nr; i++)
 		pthread_join(ul.r[i].tid, NULL);
 	for (i = 0; i < ul.nr; i++) {
@@ -265,7 +271,7 @@ static bool readers_stop(void)
 		free(r->buf);
 		free(r->pipe_buf);
 	}
-	diag("unload: %u readers: %lu reads with the pattern, %lu EIO on a removed entry, %lu opens, %lu ENOENT/ENODEV",
+	diag("unload: %u readers: %lu pattern reads, %lu EIO, %lu opens, %lu ENOENT/ENODEV",
 	     ul.nr, reads, stale, opens, enoent);
 	return ok;
 }
@@ -303,7 +309,7 @@ static enum case_result unload_proc_recreate_under_readers(void)
 	if (!readers_start(false))
 		ok = false;
 	ul.phase = "SETFS_IOC_PROC_RECREATE";
-	for (ul.cycle = 0; ok && ul.cycle < cycles && !ul.stop; ul.cycle++) {
+	for (ul.cycle = 0; ok && ul.cycle < cycles && !readers_stopped(); ul.cycle++) {
 		if (!ctl_call(SETFS_IOC_PROC_RECREATE, NULL,
 			      "SETFS_IOC_PROC_RECREATE"))
 			ok = false;
@@ -383,7 +389,7 @@ static enum case_result unload_rmmod_insmod_under_readers(void)
 	t0 = now_seconds();
 	if (!readers_start(true))
 		ok = false;
-	for (ul.cycle = 0; ok && ul.cycle < cycles && !ul.stop; ul.cycle++) {
+	for (ul.cycle = 0; ok && ul.cycle < cycles && !readers_stopped(); ul.cycle++) {
 		ul.phase = "delete_module";
 		ret = unload_probe(&pinned);
 		if (ret) {
@@ -410,7 +416,7 @@ static enum case_result unload_rmmod_insmod_under_readers(void)
 	ul.phase = "stopping the readers";
 	ok = readers_stop() && ok;
 	watchdog_disarm();
-	diag("unload: %lu rmmod/insmod cycles in %.2f s, rmmod refused %lu times while /dev/setfs_probe was open",
+	diag("unload: %lu rmmod/insmod cycles in %.2f s, rmmod refused %lu times (/dev open)",
 	     ul.cycle, now_seconds() - t0, pinned);
 	close(ko);
 	if (stat("/sys/module/" PROBE_MODULE, &st)) {
