@@ -1324,6 +1324,63 @@ checkpatch_exceptions() {
 	printf '%s' "$kept"
 }
 
+# The compiler's and sparse's warnings (make C=1 W=1, -Werror off) for
+# objects built in the check tree at REV, one "file: message" per line,
+# without line numbers so that code moved by a patch still matches.
+# Extra words after the objects go to make.
+check_warnings_at() {
+	local rev=$1 arch=$2 log=$3 f
+	shift 3
+
+	git -C "$CHECK_TREE" checkout -q --detach "$rev"
+	for f in "$@"; do
+		rm -f "$CACHE/check/build-$arch/$f"
+	done
+	# One job: see cmd_check_patches.  A build error is a warning too.
+	make "${CHECK_ARGS[@]}" -j1 C=1 W=1 KCFLAGS=-Wno-error "$@" >"$log" 2>&1 || true
+	sed -n 's|^\(\.\./\)*||; s|^'"$CHECK_TREE"'/||
+		s|^\([^: ]*\.[ch]\):[0-9]*:[0-9]*: \(warning\|error\): \(.*\)|\1: \2: \3|p' \
+		"$log" | sort
+}
+
+# W=1 and sparse over every C file the series touches, at the pristine
+# tree and at the last patch: the series may add no warning.  Counts one
+# case per architecture.
+check_new_warnings() {
+	local final=$1 f arch before after new
+	local -A objs=()
+
+	command -v sparse >/dev/null || ensure_pkgs sparse
+	while read -r f; do
+		[ -f "$CHECK_TREE/$f" ] || continue
+		f=$(check_includer "$f")
+		arch=$(check_arch_of "$f")
+		objs[$arch]+=" ${f%.c}.o"
+	done < <(git -C "$CHECK_TREE" diff --name-only pristine "$final" -- '*.c')
+	for arch in "${!objs[@]}"; do
+		if ! check_make_args "$arch"; then
+			echo "warnings/$arch: not built (${CHECK_UNUSABLE[$arch]})"
+			continue
+		fi
+		# shellcheck disable=SC2086 # a list of objects
+		before=$(check_warnings_at pristine "$arch" \
+			"$CACHE/check/logs/warnings-pristine-$arch.log" ${objs[$arch]})
+		# shellcheck disable=SC2086 # a list of objects
+		after=$(check_warnings_at "$final" "$arch" \
+			"$CACHE/check/logs/warnings-series-$arch.log" ${objs[$arch]})
+		new=$(comm -13 <(echo "$before") <(echo "$after") | sed '/^$/d')
+		if [ -z "$new" ]; then
+			echo "ok warnings/$arch: $(wc -w <<<"${objs[$arch]}") objects, C=1 W=1, no new warning ($(grep -c . <<<"$after" || true) before and after)"
+			WARN_P=$((WARN_P + 1))
+		else
+			echo "not ok warnings/$arch: new with the series (logs: $CACHE/check/logs/warnings-*-$arch.log):"
+			printf '        %s\n' "${new//$'\n'/$'\n'        }"
+			WARN_F=$((WARN_F + 1))
+		fi
+	done
+	git -C "$CHECK_TREE" checkout -q --detach "$final"
+}
+
 cmd_check_patches() {
 	local patches p i=0 n t0 t_all rev out srcs f arch objs cp_out
 	local passed=0 failed=0 built untested=() result
@@ -1422,6 +1479,12 @@ cmd_check_patches() {
 		echo "built with -Wno-error, failing before the patch too:"
 		printf '    %s\n' "${PREEXISTING[@]}"
 	fi
+	local WARN_P=0 WARN_F=0
+	# Only for a series that applied whole.
+	if [ "$(git -C "$CHECK_TREE" rev-list --count pristine..HEAD)" -eq "$n" ]; then
+		check_new_warnings "$(git -C "$CHECK_TREE" rev-parse HEAD)"
+	fi
+	passed=$((passed + WARN_P)) failed=$((failed + WARN_F))
 	echo "check-patches: $n patches in $(elapsed "$t_all")s"
 	echo "$passed passed, $failed failed"
 	SUM_P=$((SUM_P + passed)) SUM_F=$((SUM_F + failed))
