@@ -1252,9 +1252,57 @@ static enum case_result kmsg_nonblock_empty_eagain(enum via v)
 }
 
 /*
+ * read(2) into a buffer the kernel cannot write: with ->proc_read,
+ * do_syslog() refuses NULL with EINVAL before consuming anything, while
+ * an unmapped buffer fails with EFAULT after the chunk was consumed
+ * (kernel/printk/printk.c: syslog_print() advances syslog_seq, then
+ * copy_to_user() fails).  After the series do_syslog_read_iter() checks
+ * the first byte with fault_in_iov_iter_writeable(): EFAULT for both,
+ * and the marker is still in the log.
+ */
+/* NULL, hidden from the compiler's nonnull checks on read(2). */
+static void *volatile null_buf;
+
+static enum case_result kmsg_bad_buffer(enum via v)
+{
+	enum case_result res = need_file(KMSG, NULL);
+	struct stream s = STREAM_CLOSED;
+	char marker[64];
+	bool ok, found = false;
+	void *gone;
+	int fd;
+
+	(void)v;
+	if (res != CASE_PASS)
+		return res;
+	gone = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (gone == MAP_FAILED || munmap(gone, page_size))
+		return CASE_FAIL;
+	ok = stream_open(&s, VIA_NONE, KMSG, O_RDONLY | O_NONBLOCK) &&
+	     kmsg_drain(&s, NULL) && kmsg_mark(marker, sizeof(marker));
+	fd = s.fd;
+	ok = ok && check_errno("read(2) into NULL", read(fd, null_buf, 64),
+			       errno, have_proc_read ? EINVAL : EFAULT);
+	ok = ok && check_errno("read(2) into an unmapped page",
+			       read(fd, gone, 64), errno, EFAULT);
+	if (ok && !have_proc_read) {
+		ok = kmsg_read_to(&s, marker, &found);
+		if (ok && !found)
+			diag("a refused read consumed the marker");
+		ok = ok && found;
+	}
+	stream_close(&s);
+	return ok ? CASE_PASS : CASE_FAIL;
+}
+
+/*
  * A fresh marker through @v: EINVAL and still in the log for read(2) to
  * find; or it comes through @v, and then the log is empty (EAGAIN with
  * O_NONBLOCK; kernel_read() cannot ask for that, read(2) checks).
+ * splice(2) and sendfile(2) give EINVAL on every kernel: the series
+ * marks /proc/kmsg PROC_ENTRY_NO_SPLICE, because kmsg_read() waits for
+ * messages and splice would wait with the pipe locked.
  */
 static enum case_result kmsg_via(enum via v)
 {
@@ -1269,9 +1317,9 @@ static enum case_result kmsg_via(enum via v)
 	ok = stream_open(&r, VIA_NONE, KMSG, O_RDONLY | O_NONBLOCK) &&
 	     kmsg_drain(&r, NULL) && kmsg_mark(marker, sizeof(marker)) &&
 	     stream_open(&s, v, KMSG, O_RDONLY | O_NONBLOCK);
-	if (ok && have_proc_read) {
-		ok = expect_via(KMSG, v, stream_read(&s, -1, buf, sizeof(buf)),
-				buf, NULL, 0) &&
+	if (ok && (have_proc_read || v != VIA_KERNEL_READ)) {
+		ok = check_kret(KMSG, stream_read(&s, -1, buf, sizeof(buf)),
+				-EINVAL) &&
 		     kmsg_read_to(&r, marker, &found);
 		if (ok && !found)
 			diag("the marker is gone from the log after EINVAL");
@@ -2360,7 +2408,15 @@ static enum case_result rtas_error_log_read(enum via v)
 		     check_errno("read(2) of one byte", read(fd, buf, 1), errno,
 				 EINVAL) &&
 		     check_errno("read(2) of one byte less than a record",
-				 read(fd, buf, rec - 1), errno, EINVAL);
+				 read(fd, buf, rec - 1), errno, EINVAL) &&
+		     /*
+		      * rtasd.c: ->proc_read refuses NULL with EINVAL; the
+		      * series' fault_in_iov_iter_writeable() check gives
+		      * EFAULT, before anything is consumed.
+		      */
+		     check_errno("read(2) into NULL",
+				 read(fd, null_buf, 2 * rec), errno,
+				 have_proc_read ? EINVAL : EFAULT);
 	}
 	if (fd >= 0)
 		close(fd);
@@ -2368,7 +2424,12 @@ static enum case_result rtas_error_log_read(enum via v)
 	return ok ? CASE_PASS : CASE_FAIL;
 }
 
-/* Too small a buffer: EINVAL on every kernel; nothing logged: EAGAIN. */
+/*
+ * Too small a buffer: EINVAL on every kernel.  With a big one and nothing
+ * logged, splice(2) and sendfile(2) give EINVAL on every kernel too: the
+ * series marks error_log PROC_ENTRY_NO_SPLICE, as rtas_log_read() waits
+ * for events (kernel_read() would wait as well: not tried).
+ */
 static enum case_result rtas_error_log_via(enum via v)
 {
 	enum case_result res;
@@ -2384,11 +2445,10 @@ static enum case_result rtas_error_log_via(enum via v)
 	if (v != VIA_KERNEL_READ) {
 		unsigned char *big = malloc(65536);
 
-		ok &= big && expect_via(ERROR_LOG " with nothing logged", v,
+		ok &= big && check_kret(ERROR_LOG " with nothing logged",
 					via_read(v, ERROR_LOG,
 						 O_RDONLY | O_NONBLOCK, -1,
-						 big, 65536),
-					big, NULL, -EAGAIN);
+						 big, 65536), -EINVAL);
 		free(big);
 	}
 	return ok ? CASE_PASS : CASE_FAIL;
@@ -2444,6 +2504,7 @@ static const struct procread_case procread_cases[] = {
 	KERNEL_READ("pci_config", pci_config_via),
 	CASE("kmsg_read_marker", kmsg_read_marker),
 	CASE("kmsg_nonblock_empty_eagain", kmsg_nonblock_empty_eagain),
+	CASE("kmsg_bad_buffer", kmsg_bad_buffer),
 	SPLICE("kmsg", kmsg_via),
 	SENDFILE("kmsg", kmsg_via),
 	KERNEL_READ("kmsg", kmsg_via),
