@@ -15,9 +15,12 @@ stream    a file of len(image) bytes: a read at pos >= 0 copies
           and leaves ki_pos alone, whatever reached the destination being
           a prefix of the right bytes.
 record    one record per read (net/atm/proc.c): ki_pos is a record index,
-          the record must fit in count (else -EINVAL), ki_pos goes up by
-          one on every read that does not fail with -EINVAL.
+          count 0 gives 0, the record must fit in count (else -EINVAL),
+          ki_pos goes up by one on every other read, past the last record
+          too (which reads as 0 bytes); a short copy is -EFAULT.
 error     every read returns one error (airo without rbuffer: -EINVAL).
+record-einval  a record file that has no records: 0 for count 0, else
+          -EINVAL (an ATM device without ->proc_read).
 
 A negative ki_pos cannot come from read(2) or pread(2) (rw_verify_area()
 refuses it), but the method must still copy nothing and not move ki_pos;
@@ -117,7 +120,12 @@ def expect(model, image, row):
     count, cap, pos = row.count(), row.capacity(), row.pos
     if model.kind == "error":
         return Expect((-model.error,), (pos,))
+    if model.kind == "record-einval":
+        # A record file whose device cannot format records.
+        return Expect((0,) if count == 0 else (-EINVAL,), (pos,))
     if model.kind == "record":
+        if count == 0:
+            return Expect((0,), (pos,))
         rec = model.records[pos] if 0 <= pos < len(model.records) else b""
         if len(rec) > count:
             return Expect((-EINVAL,), (pos,))
