@@ -23,10 +23,16 @@ class ExtractError(Exception):
 
 
 def blank(text):
-    """Return text with comments, literals and directives made spaces."""
+    """Return text with comments, literals and directives made spaces.
+
+    Of each #if/#elif/#else chain only the first branch is kept: the
+    others are blanked too, so that a brace opened differently in two
+    branches is counted once.
+    """
     out = list(text)
     i, n = 0, len(text)
     at_line_start = True
+    directives = []     # (start, end, keyword)
 
     def wipe(a, b):
         for k in range(a, b):
@@ -49,6 +55,8 @@ def blank(text):
                     j = n if end < 0 else end + 2
                     continue
                 j += 1
+            m = re.match(r"#\s*(\w+)", text[i:j])
+            directives.append((i, j, m.group(1) if m else ""))
             wipe(i, j)
             i = j
             continue
@@ -79,6 +87,18 @@ def blank(text):
         if c == "\n":
             at_line_start = True
         i += 1
+
+    stack = []          # per open conditional: is this branch skipped?
+    for k, (_, end, word) in enumerate(directives):
+        if word in ("if", "ifdef", "ifndef"):
+            stack.append(False)
+        elif word in ("elif", "else") and stack:
+            stack[-1] = True
+        elif word == "endif" and stack:
+            stack.pop()
+        if any(stack):
+            nxt = directives[k + 1][0] if k + 1 < len(directives) else n
+            wipe(end, nxt)
     return "".join(out)
 
 

@@ -295,6 +295,10 @@ def run_harness(h, tree, workdir, keep):
         else:
             passed += 1
             lines.append("ok %d %s" % (i + 1, r.name))
+    if failed:
+        bad = [ln.split(" ", 3)[3] for ln in lines if ln.startswith("not ok")]
+        lines.append("# failed %s: %d of %d rows, e.g. %s" % (
+            h.name, failed, len(rows), ", ".join(bad[:4])))
     return lines, (passed, failed, 0), failed == 0
 
 
@@ -337,12 +341,18 @@ def main(argv=None):
     print("KTAP version 1")
     print("1..%d" % len(selected))
     tp = tf = ts = 0
+    failures = []
     for n, h in enumerate(selected, 1):
         if h.skip:
             print("ok %d %s # SKIP %s" % (n, h.name, h.skip))
             ts += 1
             continue
         lines, (p, f, s), ok = run_harness(h, args.tree, workdir, args.keep)
+        if not ok:
+            failures.append((h, next((ln for ln in lines
+                                      if ln.startswith("# failed ")),
+                                     "# failed %s: %s" % (h.name,
+                                                          lines[0][2:]))))
         print("    KTAP version 1")
         print("    # Subtest: %s" % h.name)
         for ln in lines:
@@ -350,6 +360,8 @@ def main(argv=None):
         print("%s %d %s" % ("ok" if ok else "not ok", n, h.name))
         sys.stdout.flush()
         tp, tf, ts = tp + p, tf + f, ts + s
+    for h, summary in failures:
+        print(summary)
     print("# uharness: tree %s" % args.tree)
     print("%d passed, %d failed, %d skipped" % (tp, tf, ts))
     return 1 if tf else 0
