@@ -112,9 +112,28 @@ HARNESSES = [
     Harness("snd_info_entry_read", "alsa",
             ["sound/core/info.c: snd_info_entry_read",
              "sound/core/memory.c: copy_to_iter_fromio",
-             "sound/pci/cs4281.c: snd_cs4281_BA0_read"],
+             "sound/pci/cs4281.c: snd_cs4281_BA0_read",
+             "sound/pci/cs4281.c: snd_cs4281_BA1_read",
+             "sound/pci/cs46xx/cs46xx_lib.c: snd_cs46xx_io_read",
+             "sound/pci/emu10k1/emuproc.c: snd_emu10k1_fx8010_read",
+             "sound/isa/gus/gus_mem_proc.c: snd_gf1_mem_proc_dump",
+             "sound/isa/gus/gus_dram.c: snd_gus_dram_read, "
+             "snd_gus_dram_peek"],
             FileModel(policy="efault", negative=(-EIO,),
                       invalid_count_ret=-EIO)),
+    Harness("snd_mixart_BA0_BA1_read", None,
+            ["sound/pci/mixart/mixart.c: snd_mixart_BA0_read",
+             "sound/pci/mixart/mixart.c: snd_mixart_BA1_read"],
+            skip="rounds every count down to a multiple of 4 (a 1-3 byte "
+                 "read returns 0, which reads as EOF), before and after the "
+                 "series; the copy is copy_to_iter_fromio(), harnessed with "
+                 "cs4281"),
+    Harness("snd_opl4_mem_proc_read", None,
+            ["sound/drivers/opl4/opl4_proc.c: snd_opl4_mem_proc_read"],
+            skip="vmalloc + snd_opl4_read_memory() + copy_to_iter() of the "
+                 "count snd_info_entry_read() clipped; the wiring is that "
+                 "of the harnessed ALSA entries, the chip access is not "
+                 "modelled"),
     Harness("page_map_read", "systemcfg",
             ["arch/powerpc/kernel/proc_powerpc.c: page_map_read"]),
 ]
