@@ -1486,6 +1486,17 @@ cmd_uharness() {
 		p=0 f=1 s=0
 	fi
 	echo "uharness: full KTAP in $log"
+	# The harness's own tests: the extractor, the model, and a two-file
+	# tree on which the libfs harness must pass, then fail.
+	if (cd "$REPO/kernel-patches/uharness" && python3 -m unittest -q) \
+	   >"$CACHE/uharness/unittest.log" 2>&1; then
+		echo "ok uharness unit tests"
+		p=$((p + 1))
+	else
+		tail -n 30 "$CACHE/uharness/unittest.log"
+		echo "not ok uharness unit tests ($CACHE/uharness/unittest.log)"
+		f=$((f + 1))
+	fi
 	echo "$p passed, $f failed, $s skipped"
 	SUM_P=$((SUM_P + p)) SUM_F=$((SUM_F + f)) SUM_S=$((SUM_S + s))
 	[ "$rc" -eq 0 ] && [ "$f" -eq 0 ]
