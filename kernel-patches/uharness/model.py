@@ -19,6 +19,8 @@ record    one record per read (net/atm/proc.c): ki_pos is a record index,
           ki_pos goes up by one on every other read, past the last record
           too (which reads as 0 bytes); a short copy is -EFAULT.
 error     every read returns one error (airo without rbuffer: -EINVAL).
+message   a message cut to the count, whatever the position, which stays
+          (salinfo's event file); a short copy is -EFAULT.
 record-einval  a record file that has no records: 0 for count 0, else
           -EINVAL (an ATM device without ->proc_read).
 
@@ -29,7 +31,7 @@ each file says which return values it accepts (default -EINVAL or 0).
 
 from dataclasses import dataclass, field
 
-EFAULT, EINVAL, EIO = 14, 22, 5
+EFAULT, EINVAL, EIO, EAGAIN = 14, 22, 5, 11
 LLONG_MAX = 2**63 - 1
 LLONG_MIN = -2**63
 SIZE_MAX = 2**64 - 1
@@ -120,6 +122,12 @@ def expect(model, image, row):
     count, cap, pos = row.count(), row.capacity(), row.pos
     if model.kind == "error":
         return Expect((-model.error,), (pos,))
+    if model.kind == "message":
+        # The whole message cut to the count; the position is not used.
+        n = min(len(image), count)
+        if min(n, cap) < n:
+            return Expect((-EFAULT,), (pos,), image[:n], True, cap)
+        return Expect((n,), (pos,), image[:n])
     if model.kind == "record-einval":
         # A record file whose device cannot format records.
         return Expect((0,) if count == 0 else (-EINVAL,), (pos,))

@@ -28,7 +28,7 @@ sys.path.insert(0, HERE)
 
 import extract  # noqa: E402
 import model    # noqa: E402
-from model import EINVAL, EIO, FileModel  # noqa: E402
+from model import EAGAIN, EINVAL, EIO, FileModel  # noqa: E402
 
 CFLAGS = [
     "-std=gnu11", "-O1", "-g", "-fno-omit-frame-pointer",
@@ -92,13 +92,14 @@ HARNESSES = [
             per_variant={"no-proc_read": FileModel(kind="record-einval")}),
     Harness("proc_read_simdisk", "simdisk",
             ["arch/xtensa/platforms/iss/simdisk.c: proc_read_simdisk"]),
-    Harness("salinfo_log_read", "salinfo",
-            ["arch/ia64/kernel/salinfo.c: salinfo_log_read"]),
-    Harness("salinfo_event_read", None,
-            ["arch/ia64/kernel/salinfo.c: salinfo_event_read"],
-            skip="waits for an MCA/INIT event on a cpumask (wait_event, "
-                 "cpu_online, ia64_mlogbuf_dump): a record of the CPU "
-                 "number, not a file at an offset; not modelled"),
+    Harness("salinfo", "salinfo",
+            ["arch/ia64/kernel/salinfo.c: salinfo_log_read",
+             "arch/ia64/kernel/salinfo.c: salinfo_event_read"],
+            per_variant={
+                "event-cpu2": FileModel(kind="message"),
+                "event-offline-cpu": FileModel(kind="message"),
+                "event-none-nonblock": FileModel(kind="error",
+                                                 error=EAGAIN)}),
     Harness("rtas_flash", "rtas_flash",
             ["arch/powerpc/kernel/rtas_flash.c: rtas_flash_read_msg",
              "arch/powerpc/kernel/rtas_flash.c: rtas_flash_read_num",
