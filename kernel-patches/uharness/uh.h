@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * uh.h - the smallest kernel API that the converted ->proc_read_iter
+ * The smallest kernel API that the converted ->proc_read_iter
  * methods need, in user space.  The function bodies themselves are never
  * copied here: uharness.py extracts them from the prepared kernel tree.
  *
@@ -91,7 +91,11 @@ typedef u64 resource_size_t;
 
 /* Anything the stubs find wrong is a "warn" line: the row fails. */
 void uh_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-#define WARN_ON(c) ({ bool __c = !!(c); if (__c) uh_warn("WARN_ON(%s) at %s:%d", #c, __FILE__, __LINE__); __c; })
+#define WARN_ON(c) ({						\
+	bool __c = !!(c);						\
+	if (__c)							\
+		uh_warn("WARN_ON(%s) at %s:%d", #c, __FILE__, __LINE__);	\
+	__c; })
 #define WARN_ON_ONCE(c) WARN_ON(c)
 #define BUG_ON(c) do { if (c) { uh_warn("BUG_ON(%s)", #c); abort(); } } while (0)
 
@@ -105,10 +109,28 @@ static inline void cond_resched(void) { }
  * LeakSanitizer, which is off).
  */
 extern long uh_allocs;
-static inline void *uh_alloc(void *p) { if (p) uh_allocs++; return p; }
-static inline void uh_free(const void *p) { if (p) { uh_allocs--; free((void *)p); } }
+static inline void *uh_alloc(void *p)
+{
+	if (p)
+		uh_allocs++;
+	return p;
+}
+
+static inline void uh_free(const void *p)
+{
+	if (p) {
+		uh_allocs--;
+		free((void *)p);
+	}
+}
+
 static inline void *kmalloc(size_t n, gfp_t gfp) { (void)gfp; return uh_alloc(malloc(n ? n : 1)); }
-static inline void *kzalloc(size_t n, gfp_t gfp) { (void)gfp; return uh_alloc(calloc(1, n ? n : 1)); }
+static inline void *kzalloc(size_t n, gfp_t gfp)
+{
+	(void)gfp;
+	return uh_alloc(calloc(1, n ? n : 1));
+}
+
 static inline void kfree(const void *p) { uh_free(p); }
 static inline void *vmalloc(unsigned long n) { return uh_alloc(malloc(n ? n : 1)); }
 static inline void vfree(const void *p) { uh_free(p); }
@@ -117,8 +139,10 @@ static inline unsigned long get_zeroed_page(gfp_t gfp)
 	(void)gfp;
 	return (unsigned long)uh_alloc(calloc(1, PAGE_SIZE));
 }
+
 static inline void free_page(unsigned long addr) { uh_free((void *)addr); }
-static inline void memcpy_fromio(void *dst, const volatile void __iomem *src, size_t n)
+
+static inline void memcpy_fromio(void *dst, const void __iomem *src, size_t n)
 {
 	memcpy(dst, (const void *)src, n);
 }
@@ -163,12 +187,15 @@ struct file {
 	unsigned int f_flags;
 	loff_t f_pos;
 };
+
 struct kiocb {
 	struct file *ki_filp;
 	loff_t ki_pos;
 	int ki_flags;
 };
+
 static inline struct inode *file_inode(const struct file *f) { return f->f_inode; }
+
 /* The PDE's ->data; the fixture sets inode->i_private. */
 static inline void *pde_data(const struct inode *inode) { return inode->i_private; }
 
@@ -182,6 +209,7 @@ enum iter_type {
 	ITER_DISCARD,
 	ITER_UBUF,
 };
+
 #define ITER_SOURCE 1
 #define ITER_DEST 0
 
@@ -225,6 +253,7 @@ struct uh_variant {
 	const char *name;
 	int arg;
 };
+
 extern const struct uh_variant uh_variants[];
 extern const int uh_nvariants;
 /* Set the fixture up for a variant: globals, pde data, file. */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * uh_main.c - the user-space side of uharness: a model of user memory
- * behind an iov_iter, copy_to_iter() with the kernel's semantics, and a
- * row runner that forks once per row so that a sanitizer report ends
- * that row only.
+ * The user-space side of uharness: a model of user memory behind an
+ * iov_iter, copy_to_iter() with the kernel's semantics, and a row runner
+ * whose child process runs rows until one kills it (a sanitizer report),
+ * so that a report ends that row only.
  *
  *   uh info            variants, their images and records
  *   uh run < rows      one row per line:
@@ -245,7 +245,8 @@ static void run_row(int variant, long long pos, char type, char *spec, long long
 	ssize_t ret;
 
 	/* Rows run one after the other in one process: start from nothing. */
-	out_len = out_total = 0;
+	out_len = 0;
+	out_total = 0;
 	uh_lock_depth = 0;
 	uh_allocs = 0;
 	total = parse_segs(spec);
@@ -445,7 +446,8 @@ static void cmd_run(void)
 		waitpid(pid, &status, 0);
 		if (open_row >= 0) {
 			if (WIFEXITED(status))
-				printf("\nend %s exit %d\n", rows[open_row].id, WEXITSTATUS(status));
+				printf("\nend %s exit %d\n", rows[open_row].id,
+				       WEXITSTATUS(status));
 			else
 				printf("\nend %s signal %d\n", rows[open_row].id, WTERMSIG(status));
 			next++;
@@ -459,11 +461,11 @@ static void cmd_run(void)
 
 int main(int argc, char **argv)
 {
-	if (argc == 2 && !strcmp(argv[1], "info"))
+	if (argc == 2 && !strcmp(argv[1], "info")) {
 		cmd_info();
-	else if (argc == 2 && !strcmp(argv[1], "run"))
+	} else if (argc == 2 && !strcmp(argv[1], "run")) {
 		cmd_run();
-	else {
+	} else {
 		fprintf(stderr, "usage: %s info|run\n", argv[0]);
 		return 2;
 	}
