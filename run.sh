@@ -1471,6 +1471,7 @@ cmd_uharness() {
 
 	ensure_pkgs gcc python3 libasan8 libubsan1
 	prepare_tree
+	rm -rf "$CACHE/uharness/reports"
 	mkdir -p "$CACHE/uharness"
 	echo "==== uharness ===="
 	python3 "$REPO/kernel-patches/uharness/uharness.py" --tree "$TREE" \

@@ -198,6 +198,9 @@ def build(h, tree, workdir):
     if r.returncode:
         return None, "gcc failed:\n" + r.stderr
     os.replace(binary + ".tmp", binary)
+    for old in os.listdir(d):     # builds of older sources
+        if old.startswith("uh-") and old != os.path.basename(binary):
+            os.unlink(os.path.join(d, old))
     return binary, None
 
 
