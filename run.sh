@@ -41,7 +41,7 @@ Commands:
                  user tests, print KTAP and a summary (the main job)
   test           what CI runs: the harness's usage checks, "kunit" on the
                  selected targets (default: ${TEST_ARCHES// /,}),
-                 and "check-patches"
+                 "uharness" and "check-patches"
   shell          boot the guest with an interactive shell (modules in /root)
   bench [WHAT]   measure; WHAT is "guest" (iter vs legacy read paths,
                  splice vs read+write, kernel_read() in the guest), "harness"
@@ -53,6 +53,9 @@ Commands:
   check-patches  apply the series one patch at a time to a scratch tree;
                  for each, build the objects it touches (allmodconfig, per
                  architecture) and run checkpatch.pl --strict
+  uharness       compile the converted ->proc_read_iter methods of the
+                 prepared tree in user space under ASan/UBSan and read them
+                 at hostile offsets (kernel-patches/uharness/)
   help           this text
 
 Options:
@@ -1522,14 +1525,57 @@ EOF
 	[ "$failed" -eq 0 ]
 }
 
-# CI's command: the harness checks, every default target, and the series
-# compile test; one summary line over all of them.
+# The converted read methods no guest reaches, compiled from $TREE in user
+# space under ASan and UBSan and read at hostile offsets (libasan8 and
+# libubsan1 come with Debian's gcc-12; named here all the same).  The full
+# KTAP goes to a log; the summary, the failing rows and the totals here.
+cmd_uharness() {
+	local log=$CACHE/uharness/uharness.ktap rc=0 line p f s
+
+	ensure_pkgs gcc python3 libasan8 libubsan1
+	prepare_tree
+	rm -rf "$CACHE/uharness/reports"
+	mkdir -p "$CACHE/uharness"
+	echo "==== uharness ===="
+	python3 "$REPO/kernel-patches/uharness/uharness.py" --tree "$TREE" \
+		--work "$CACHE/uharness" --keep "$CACHE/uharness/reports" \
+		>"$log" 2>&1 || rc=$?
+	grep -E '^(not )?ok [0-9]+ |^# failed ' "$log" || true
+	line=$(tail -n 1 "$log")
+	if [[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
+		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]} s=${BASH_REMATCH[3]}
+	else
+		tail -n 20 "$log"
+		echo "uharness: no summary line (exit $rc)"
+		p=0 f=1 s=0
+	fi
+	echo "uharness: full KTAP in $log"
+	# The harness's own tests: the extractor, the model, and a two-file
+	# tree on which the libfs harness must pass, then fail.
+	if (cd "$REPO/kernel-patches/uharness" && python3 -m unittest -q) \
+	   >"$CACHE/uharness/unittest.log" 2>&1; then
+		echo "ok uharness unit tests"
+		p=$((p + 1))
+	else
+		tail -n 30 "$CACHE/uharness/unittest.log"
+		echo "not ok uharness unit tests ($CACHE/uharness/unittest.log)"
+		f=$((f + 1))
+	fi
+	echo "$p passed, $f failed, $s skipped"
+	SUM_P=$((SUM_P + p)) SUM_F=$((SUM_F + f)) SUM_S=$((SUM_S + s))
+	[ "$rc" -eq 0 ] && [ "$f" -eq 0 ]
+}
+
+# CI's command: the harness checks, every default target, the user-space
+# harness and the series compile test; one summary line over all of them.
 cmd_test() {
 	local rc=0
 
 	[ "$ARCHES_GIVEN" = 1 ] || ARCHES=${TEST_ARCHES// /,}
 	cmd_selftest || rc=1
 	cmd_kunit || rc=1
+	echo
+	cmd_uharness || rc=1
 	echo
 	echo "==== check-patches ===="
 	cmd_check_patches || rc=1
@@ -1830,7 +1876,7 @@ main() {
 	done
 	[ -n "$cmd" ] || usage_error "no command given"
 	case "$cmd" in
-	kunit|test|shell|export|check-patches|bench) ;;
+	kunit|test|shell|export|check-patches|bench|uharness) ;;
 	*) usage_error "unknown command '$cmd'" ;;
 	esac
 	case "${BENCH_WHAT:-all}" in
@@ -1863,6 +1909,7 @@ main() {
 	shell) cmd_shell ;;
 	export) cmd_export ;;
 	check-patches) cmd_check_patches ;;
+	uharness) cmd_uharness ;;
 	bench) cmd_bench ;;
 	*) usage_error "unknown command '$cmd'" ;;
 	esac

@@ -1,0 +1,254 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What a read must return: the semantics of the files, and the rows.
+
+A row is one call of the converted method: a position, a destination (an
+iterator type and segments, some of which fault) and the variant of the
+fixture.  The expectation of a row depends only on the file's content (its
+"image", printed by the fixture) and its kind:
+
+stream    a file of len(image) bytes: a read at pos >= 0 copies
+          image[pos:pos+count] clipped to the end, advances ki_pos by what
+          it copied, returns 0 at or after the end and for count 0, and
+          -EFAULT only when the destination took nothing;
+          policy "efault" (ALSA data entries, as before the series and as
+          mainline's copy_to_iter_fromio()): a short copy gives -EFAULT
+          and leaves ki_pos alone, whatever reached the destination being
+          a prefix of the right bytes.
+record    one record per read (net/atm/proc.c): ki_pos is a record index,
+          count 0 gives 0, the record must fit in count (else -EINVAL),
+          ki_pos goes up by one on every other read, past the last record
+          too (which reads as 0 bytes); a short copy is -EFAULT.
+error     every read returns one error (airo without rbuffer: -EINVAL).
+message   a message cut to the count, whatever the position, which stays
+          (salinfo's event file); a short copy is -EFAULT.
+record-einval  a record file that has no records: 0 for count 0, else
+          -EINVAL (an ATM device without ->proc_read).
+
+A negative ki_pos cannot come from read(2) or pread(2) (rw_verify_area()
+refuses it), but the method must still copy nothing and not move ki_pos;
+each file says which return values it accepts (default -EINVAL or 0).
+"""
+
+from dataclasses import dataclass, field
+
+EFAULT, EINVAL, EIO, EAGAIN = 14, 22, 5, 11
+LLONG_MAX = 2**63 - 1
+LLONG_MIN = -2**63
+SIZE_MAX = 2**64 - 1
+INT_MAX = 2**31 - 1
+MAX_RW_COUNT = INT_MAX & ~4095
+MAP_MAX = 1 << 20        # uh_main.c: writable bytes per segment at most
+
+
+@dataclass
+class Seg:
+    length: int
+    mapped: int | None = None   # None: all of it; 0 with null: NULL base
+    null: bool = False
+
+    def spec(self):
+        if self.null:
+            return "%d@null" % self.length
+        if self.mapped is None:
+            return "%d" % self.length
+        return "%d@%d" % (self.length, self.mapped)
+
+    def writable(self):
+        if self.null:
+            return 0
+        m = self.length if self.mapped is None else min(self.mapped,
+                                                         self.length)
+        return min(m, MAP_MAX)
+
+
+@dataclass
+class Row:
+    name: str
+    variant: int
+    pos: int
+    itype: str              # "u" (ITER_UBUF) or "v" (ITER_IOVEC)
+    segs: list
+    fault: int = -1         # writes after this many bytes fault
+
+    def count(self):
+        return sum(s.length for s in self.segs)
+
+    def capacity(self):
+        """Bytes the destination takes before its first fault."""
+        cap = 0
+        for s in self.segs:
+            if not s.length:
+                continue
+            w = s.writable()
+            cap += w
+            if w < s.length:
+                break
+        if self.fault >= 0:
+            cap = min(cap, self.fault)
+        return cap
+
+    def line(self, rid):
+        return "%s %d %d %s %s %d\n" % (
+            rid, self.variant, self.pos, self.itype,
+            ",".join(s.spec() for s in self.segs), self.fault)
+
+
+@dataclass
+class Expect:
+    rets: tuple             # acceptable return values
+    pos: tuple              # acceptable ki_pos after the call
+    out: bytes = b""        # exact bytes, or the bytes a prefix is taken of
+    prefix_ok: bool = False  # any prefix of out (of at most cap bytes) is fine
+    cap: int = 0
+
+
+@dataclass
+class FileModel:
+    kind: str = "stream"
+    policy: str = "partial"
+    negative: tuple = (-EINVAL, 0)
+    error: int = 0
+    # ALSA's valid_pos(): a negative pos or a count above SSIZE_MAX -> -EIO
+    invalid_count_ret: int | None = None
+    records: list = field(default_factory=list)
+
+
+def wrap64(v):
+    v &= 2**64 - 1
+    return v - 2**64 if v >= 2**63 else v
+
+
+def expect(model, image, row):
+    count, cap, pos = row.count(), row.capacity(), row.pos
+    if model.kind == "error":
+        return Expect((-model.error,), (pos,))
+    if model.kind == "message":
+        # The whole message cut to the count; the position is not used.
+        n = min(len(image), count)
+        if min(n, cap) < n:
+            return Expect((-EFAULT,), (pos,), image[:n], True, cap)
+        return Expect((n,), (pos,), image[:n])
+    if model.kind == "record-einval":
+        # A record file whose device cannot format records.
+        return Expect((0,) if count == 0 else (-EINVAL,), (pos,))
+    if model.kind == "record":
+        if count == 0:
+            return Expect((0,), (pos,))
+        rec = model.records[pos] if 0 <= pos < len(model.records) else b""
+        if len(rec) > count:
+            return Expect((-EINVAL,), (pos,))
+        nxt = (wrap64(pos + 1),)
+        if cap < len(rec):
+            return Expect((-EFAULT,), nxt, rec, True, cap)
+        return Expect((len(rec),), nxt, rec)
+    if model.invalid_count_ret is not None and count > 2**63 - 1:
+        return Expect((model.invalid_count_ret,), (pos,))
+    if pos < 0:
+        return Expect(tuple(model.negative), (pos,))
+    size = len(image)
+    if count == 0 or pos >= size:
+        return Expect((0,), (pos,))
+    n = min(count, size - pos)
+    copied = min(n, cap)
+    want = image[pos:pos + n]
+    if copied == 0:
+        return Expect((-EFAULT,), (pos,))
+    if model.policy == "efault" and copied < n:
+        return Expect((-EFAULT,), (pos,), want, True, copied)
+    return Expect((copied,), (pos + copied,), want[:copied])
+
+
+def check(exp, got):
+    """Differences between an Expect and a result dict; [] if none."""
+    errs = []
+    if got["ret"] not in exp.rets:
+        errs.append("ret %d, expected %s" % (
+            got["ret"], " or ".join(map(str, exp.rets))))
+    if got["pos"] not in exp.pos:
+        errs.append("ki_pos %d, expected %s" % (
+            got["pos"], " or ".join(map(str, exp.pos))))
+    out = got["out"]
+    if exp.prefix_ok:
+        if len(out) > exp.cap or out != exp.out[:len(out)]:
+            errs.append("wrote %d bytes, not a prefix of the %d expected"
+                        " within the %d the destination takes"
+                        % (len(out), len(exp.out), exp.cap))
+    elif out != exp.out:
+        if len(out) != len(exp.out):
+            errs.append("wrote %d bytes, expected %d" % (len(out),
+                                                          len(exp.out)))
+        for i, (a, b) in enumerate(zip(out, exp.out)):
+            if a != b:
+                errs.append("byte %d is %#04x, expected %#04x" % (i, a, b))
+                break
+    if got["ret"] >= 0 and got["adv"] != got["ret"]:
+        errs.append("returned %d but the iterator advanced by %d"
+                    % (got["ret"], got["adv"]))
+    return errs
+
+
+_POWERS = {2**31 - 1: "2^31-1", 2**31: "2^31", 2**31 + 1: "2^31+1",
+           2**32: "2^32", 2**32 + 1: "2^32+1", 2**32 + 8: "2^32+8",
+           -2**31: "-2^31"}
+
+
+def _pos(v):
+    names = {**_POWERS, LLONG_MAX: "2^63-1", LLONG_MIN: "-2^63"}
+    return names.get(v, str(v))
+
+
+def _count(v):
+    names = {**_POWERS, MAX_RW_COUNT: "MAX_RW_COUNT",
+             SIZE_MAX // 2: "SIZE_MAX/2"}
+    return names.get(v, str(v))
+
+
+def rows_for(variant, vname, size):
+    """The hostile edges for one variant of a file of size bytes."""
+    rows = []
+    s1 = max(size, 1)
+    positions = [0, 1, 3, size - 1, size, size + 1, 2**31 - 1, 2**31,
+                 2**31 + 1, 2**32, 2**32 + 1, 2**32 + 8, LLONG_MAX, -1,
+                 -2**31, LLONG_MIN]
+    positions = list(dict.fromkeys(positions))
+    counts = [0, 1, s1, 4096, MAX_RW_COUNT, 2**31, SIZE_MAX // 2]
+    counts = list(dict.fromkeys(counts))
+    for pos in positions:
+        for n in counts:
+            rows.append(Row("%s/pos=%s/n=%s" % (vname, _pos(pos), _count(n)),
+                            variant, pos, "u", [Seg(n)]))
+    for n in counts:
+        pos = LLONG_MAX - n
+        rows.append(Row("%s/pos=LLONG_MAX-n/n=%s" % (vname, _count(n)),
+                        variant, pos, "u", [Seg(n)]))
+    layouts = {
+        "iov1": [Seg(s1)],
+        "iov2": [Seg(1), Seg(s1 + 7)],
+        "iov2-zero-first": [Seg(0), Seg(s1)],
+        "iov3-zeros": [Seg(0), Seg(1), Seg(0)],
+        "iov-all-zero": [Seg(0), Seg(0)],
+        "iov1024-i%3": [Seg(i % 3) for i in range(1024)],
+        "iov1024-zero-then-one": [Seg(0)] * 1023 + [Seg(s1)],
+        "iov2-huge": [Seg(1), Seg(2**31)],
+    }
+    for pos in dict.fromkeys([0, 1, max(size - 1, 0), size, 2**31, 2**32]):
+        for lname, segs in layouts.items():
+            rows.append(Row("%s/pos=%s/%s" % (vname, _pos(pos), lname),
+                            variant, pos, "v", segs))
+    # Destinations that fault: at byte 0, at byte k, NULL, mid-vector.
+    ks = sorted({0, 1, 2, 3, 5, s1 // 2, max(s1 - 1, 0)})
+    for pos in dict.fromkeys([0, 1]):
+        for k in ks:
+            rows.append(Row("%s/pos=%s/n=%d/fault@%d" % (vname, pos, s1, k),
+                            variant, pos, "u", [Seg(s1)], k))
+        rows.append(Row("%s/pos=%s/n=%d/NULL" % (vname, pos, s1),
+                        variant, pos, "u", [Seg(s1, 0, True)]))
+        rows.append(Row("%s/pos=%s/iov[8@3,n]" % (vname, pos), variant, pos,
+                        "v", [Seg(8, 3), Seg(s1)]))
+        rows.append(Row("%s/pos=%s/iov[0,5@0,n]" % (vname, pos), variant,
+                        pos, "v", [Seg(0), Seg(5, 0), Seg(s1)]))
+        rows.append(Row("%s/pos=%s/iov1024-i%%3/fault@%d" % (vname, pos,
+                                                             s1 // 3),
+                        variant, pos, "v", [Seg(i % 3) for i in range(1024)],
+                        s1 // 3))
+    return rows

@@ -1,0 +1,293 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Unit tests of uharness: python3 -m unittest (in this directory)."""
+
+import io
+import os
+import shutil
+import tempfile
+import unittest
+from contextlib import redirect_stdout
+
+import extract
+import model
+import uharness
+from model import EFAULT, EINVAL, FileModel, Row, Seg
+
+SRC = r'''
+#include <linux/uio.h>
+#define ONE 1
+#define TWO(x) \
+	((x) + \
+	 ONE)
+
+/* a comment with foo_read(x) { in it */
+static ssize_t foo_read(struct kiocb *iocb, struct iov_iter *to);
+
+struct packed_thing {
+	int a;
+	char b[4];
+} __packed;
+
+static const char *s = "foo_read(struct kiocb *iocb) { not code }";
+
+static ssize_t
+foo_read(struct kiocb *iocb, struct iov_iter *to)
+{
+	char c = '}';
+	/* } */
+#if defined(X)
+	if (c) {
+#else
+	if (!c) {
+#endif
+		return 1;
+	}
+	return bar(foo_read);
+}
+
+enum colour { RED, GREEN };
+
+int baz(void) { return foo_read(0, 0); }
+'''
+
+
+class BlankTest(unittest.TestCase):
+    def test_same_length_and_lines(self):
+        b = extract.blank(SRC)
+        self.assertEqual(len(b), len(SRC))
+        self.assertEqual(b.count("\n"), SRC.count("\n"))
+
+    def test_comments_strings_directives_gone(self):
+        b = extract.blank(SRC)
+        self.assertNotIn("comment", b)
+        self.assertNotIn("not code", b)
+        self.assertNotIn("#define", b)
+        self.assertNotIn("#if", b)
+        self.assertNotIn("'}'", b)
+        self.assertIn("static ssize_t\nfoo_read(", b)
+
+
+class FindTest(unittest.TestCase):
+    def test_definition_not_prototype_or_call(self):
+        text = extract.extract(SRC, "func", "foo_read", "x.c")
+        first, body = text.split("\n", 1)
+        want = SRC.count("\n", 0, SRC.index("static ssize_t\nfoo_read")) + 1
+        self.assertEqual(first, '#line %d "x.c"' % want)
+        self.assertTrue(body.startswith("static ssize_t\nfoo_read(struct"))
+        self.assertTrue(body.rstrip().endswith("return bar(foo_read);\n}"))
+        # The directives inside the body stay in the extracted text.
+        self.assertIn("#else", body)
+
+    def test_one_line_function(self):
+        self.assertIn("int baz(void) { return foo_read(0, 0); }",
+                      extract.extract(SRC, "func", "baz"))
+
+    def test_struct_with_attribute(self):
+        text = extract.extract(SRC, "struct", "packed_thing")
+        self.assertTrue(text.rstrip().endswith("} __packed;"))
+
+    def test_enum(self):
+        self.assertIn("enum colour { RED, GREEN };",
+                      extract.extract(SRC, "enum", "colour"))
+
+    def test_macro_with_continuations(self):
+        text = extract.extract(SRC, "macro", "TWO")
+        self.assertTrue(text.rstrip().endswith("ONE)"))
+        self.assertIn("#define ONE 1",
+                      extract.extract(SRC, "macro", "ONE"))
+
+    def test_missing(self):
+        with self.assertRaisesRegex(extract.ExtractError, "not found"):
+            extract.find(SRC, "func", "nosuch")
+        with self.assertRaisesRegex(extract.ExtractError, "not found"):
+            extract.find(SRC, "struct", "foo_read")
+
+    def test_ambiguous(self):
+        two = "int f(void)\n{\n}\n#ifdef A\nint f(void)\n{\n}\n#endif\n"
+        with self.assertRaisesRegex(extract.ExtractError,
+                                    "2 definitions .lines 1, 5."):
+            extract.find(two, "func", "f")
+
+    def test_nested_is_not_top_level(self):
+        src = "void g(void)\n{\n\tstruct s { int a; } x;\n}\n"
+        with self.assertRaises(extract.ExtractError):
+            extract.find(src, "struct", "s")
+
+    def test_unbalanced(self):
+        with self.assertRaisesRegex(extract.ExtractError, "unbalanced"):
+            extract.find("int f(void)\n{\n\tif (x) {\n", "func", "f")
+
+
+class ExpandTest(unittest.TestCase):
+    def test_marks_replaced_with_line_directives(self):
+        tree = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tree)
+        os.makedirs(os.path.join(tree, "d"))
+        with open(os.path.join(tree, "d", "x.c"), "w") as f:
+            f.write(SRC)
+        fixture = "a\n// uh-extract: d/x.c func baz\nb\n"
+        out = uharness.expand(fixture, tree, "/fx.c")
+        self.assertIn('#line %d "d/x.c"\nint baz(void)'
+                      % (SRC[:SRC.index("int baz")].count("\n") + 1), out)
+        self.assertIn('#line 3 "/fx.c"\nb\n', out)
+        self.assertNotIn("uh-extract", out)
+
+
+IMG = bytes(range(100, 116))    # a 16-byte file
+
+
+def row(pos, *segs, fault=-1, itype="u"):
+    return Row("r", 0, pos, itype, [s if isinstance(s, Seg) else Seg(s)
+                                    for s in segs], fault)
+
+
+class ModelTest(unittest.TestCase):
+    def test_capacity(self):
+        self.assertEqual(row(0, 10).capacity(), 10)
+        self.assertEqual(row(0, 0, 5, 0, 7, itype="v").capacity(), 12)
+        self.assertEqual(row(0, Seg(8, 3), 100, itype="v").capacity(), 3)
+        self.assertEqual(row(0, 0, Seg(5, 0), 9, itype="v").capacity(), 0)
+        self.assertEqual(row(0, 100, fault=4).capacity(), 4)
+        self.assertEqual(row(0, Seg(9, null=True)).capacity(), 0)
+        self.assertEqual(row(0, 2**40).capacity(), model.MAP_MAX)
+
+    def test_stream(self):
+        fm = FileModel()
+        e = model.expect(fm, IMG, row(3, 4))
+        self.assertEqual((e.rets, e.pos, e.out), ((4,), (7,), IMG[3:7]))
+        e = model.expect(fm, IMG, row(14, 2**31))
+        self.assertEqual((e.rets, e.pos, e.out), ((2,), (16,), IMG[14:]))
+        for pos in (16, 17, 2**31, 2**32, 2**63 - 1):
+            e = model.expect(fm, IMG, row(pos, 4))
+            self.assertEqual((e.rets, e.pos, e.out), ((0,), (pos,), b""))
+        e = model.expect(fm, IMG, row(0, 0))
+        self.assertEqual(e.rets, (0,))
+        e = model.expect(fm, IMG, row(-1, 4))
+        self.assertEqual((e.rets, e.pos), ((-EINVAL, 0), (-1,)))
+
+    def test_stream_faults(self):
+        fm = FileModel()
+        e = model.expect(fm, IMG, row(0, 16, fault=0))
+        self.assertEqual((e.rets, e.pos, e.out), ((-EFAULT,), (0,), b""))
+        e = model.expect(fm, IMG, row(2, 16, fault=5))
+        self.assertEqual((e.rets, e.pos, e.out), ((5,), (7,), IMG[2:7]))
+        e = model.expect(FileModel(policy="efault"), IMG, row(2, 16, fault=5))
+        self.assertEqual((e.rets, e.pos, e.prefix_ok, e.cap),
+                         ((-EFAULT,), (2,), True, 5))
+
+    def test_record(self):
+        fm = FileModel(kind="record", records=[b"abc\n", b"de\n"])
+        e = model.expect(fm, b"", row(1, 10))
+        self.assertEqual((e.rets, e.pos, e.out), ((3,), (2,), b"de\n"))
+        e = model.expect(fm, b"", row(0, 2))
+        self.assertEqual((e.rets, e.pos), ((-EINVAL,), (0,)))
+        e = model.expect(fm, b"", row(5, 2))
+        self.assertEqual((e.rets, e.pos), ((0,), (6,)))
+        e = model.expect(fm, b"", row(model.LLONG_MAX, 2))
+        self.assertEqual(e.pos, (model.LLONG_MIN,))
+        e = model.expect(fm, b"", row(0, 0))
+        self.assertEqual((e.rets, e.pos), ((0,), (0,)))
+
+    def test_check_finds_each_difference(self):
+        exp = model.expect(FileModel(), IMG, row(0, 4))
+        good = {"ret": 4, "pos": 4, "adv": 4, "out": IMG[:4]}
+        self.assertEqual(model.check(exp, good), [])
+        self.assertTrue(model.check(exp, {**good, "ret": 3}))
+        self.assertTrue(model.check(exp, {**good, "pos": 5}))
+        self.assertTrue(model.check(exp, {**good, "adv": 5}))
+        bad = model.check(exp, {**good, "out": IMG[:3] + b"\0"})
+        self.assertEqual(bad, ["byte 3 is 0x00, expected 0x67"])
+
+    def test_rows_cover_the_edges(self):
+        rows = model.rows_for(0, "v", 256)
+        pos = {r.pos for r in rows}
+        for p in (0, 255, 256, 2**31 - 1, 2**31, 2**32, 2**63 - 1, -1,
+                  model.LLONG_MAX - 4096):
+            self.assertIn(p, pos)
+        counts = {r.count() for r in rows}
+        for n in (0, 1, 256, 2**31, model.SIZE_MAX // 2):
+            self.assertIn(n, counts)
+        nsegs = {len(r.segs) for r in rows if r.itype == "v"}
+        self.assertTrue({1, 2, 1024} <= nsegs)
+        self.assertTrue(any(r.fault == 0 for r in rows))
+        self.assertTrue(any(r.fault > 0 for r in rows))
+        self.assertTrue(any(s.length == 0 for r in rows for s in r.segs))
+        self.assertTrue(any(s.null for r in rows for s in r.segs))
+        self.assertEqual(len({r.name for r in rows}), len(rows))
+
+
+class ParseTest(unittest.TestCase):
+    def test_parse_run(self):
+        text = ("begin 0\nret 3\npos 3\nadv 3\nwrote 3\nout 616263\n\n"
+                "end 0 exit 0\nbegin 1\nret 0\nwarn x\n==1==ERROR: Addr\n"
+                "\nend 1 exit 1\n")
+        rows = uharness.parse_run(text)
+        self.assertEqual(rows["0"][0]["out"], b"abc")
+        self.assertEqual(rows["0"][2], "exit 0")
+        self.assertEqual(rows["1"][0]["warn"], ["x"])
+        self.assertEqual(rows["1"][1], ["==1==ERROR: Addr"])
+        self.assertEqual(rows["1"][2], "exit 1")
+
+    def test_parse_info(self):
+        v = uharness.parse_info("variant 0 a 2\nimage 6162\nrecord 78\n"
+                                "variant 1 b 0\nimage \n")
+        self.assertEqual(v, [["a", b"ab", [b"x"]], ["b", b"", []]])
+
+
+LIBFS_OK = r'''
+ssize_t simple_read_from_buffer_iter(struct iov_iter *to, loff_t *ppos,
+				     const void *from, size_t available)
+{
+	loff_t pos = *ppos;
+	size_t n = iov_iter_count(to), copied;
+
+	if (pos < 0)
+		return -EINVAL;
+	if (pos >= available || !n)
+		return 0;
+	if (n > available - pos)
+		n = available - pos;
+	copied = copy_to_iter(from + pos, n, to);
+	if (!copied)
+		return -EFAULT;
+	*ppos = pos + copied;
+	return copied;
+}
+'''
+
+
+@unittest.skipUnless(shutil.which("gcc"), "needs gcc")
+class EndToEndTest(unittest.TestCase):
+    """The libfs harness on a two-file tree: right, then wrong."""
+
+    def run_tree(self, body):
+        tree = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tree)
+        os.makedirs(os.path.join(tree, "fs"))
+        with open(os.path.join(tree, "fs", "libfs.c"), "w") as f:
+            f.write(body)
+        out = io.StringIO()
+        with redirect_stdout(out):
+            rc = uharness.main(["--tree", tree, "--only",
+                                "simple_read_from_buffer_iter",
+                                "--work", os.path.join(tree, "work")])
+        return rc, out.getvalue()
+
+    def test_right_and_wrong(self):
+        rc, out = self.run_tree(LIBFS_OK)
+        self.assertEqual(rc, 0, out[-2000:])
+        self.assertRegex(out, r"\n[1-9]\d* passed, 0 failed, 0 skipped\n")
+        # pos advanced by what was asked, not by what was copied
+        rc, out = self.run_tree(LIBFS_OK.replace("pos + copied", "pos + n"))
+        self.assertEqual(rc, 1)
+        self.assertIn("not ok 1 simple_read_from_buffer_iter", out)
+        self.assertIn("fault@", out)
+        # one byte too many: ASan sees the over-read of the heap buffer
+        rc, out = self.run_tree(LIBFS_OK.replace("available - pos;",
+                                                 "available - pos + 1;"))
+        self.assertEqual(rc, 1)
+        self.assertIn("heap-buffer-overflow", out)
+
+
+if __name__ == "__main__":
+    unittest.main()

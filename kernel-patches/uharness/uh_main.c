@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The user-space side of uharness: a model of user memory behind an
+ * iov_iter, copy_to_iter() with the kernel's semantics, and a row runner
+ * whose child process runs rows until one kills it (a sanitizer report),
+ * so that a report ends that row only.
+ *
+ *   uh info            variants, their images and records
+ *   uh run < rows      one row per line:
+ *                      ID VARIANT POS TYPE SEGS FAULT
+ *     TYPE  u (ITER_UBUF, read/pread) or v (ITER_IOVEC, readv/preadv)
+ *     SEGS  LEN[@MAPPED|@null] separated by commas: a segment of LEN
+ *           bytes of which the first MAPPED can be written (default: all,
+ *           at most UH_MAP_MAX); @null makes the base address NULL and
+ *           nothing writable
+ *     FAULT -1, or k: every write after the first k bytes faults
+ *
+ * For each row the output is "begin ID", the child's lines (ret, pos,
+ * adv, out, warn, and whatever a sanitizer printed), "end ID STATUS".
+ */
+#include "uh.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define UH_MAP_MAX (1UL << 20)	/* writable bytes per segment at most */
+#define UH_OUT_MAX (1UL << 20)	/* bytes recorded */
+#define UH_SEGS_MAX 1024	/* UIO_MAXIOV */
+
+int uh_lock_depth;
+long uh_allocs;
+
+struct uh_seg {
+	size_t len;
+	size_t mapped;
+};
+
+static struct uh_seg segs[UH_SEGS_MAX];
+static struct iovec iov[UH_SEGS_MAX];
+static unsigned long nsegs;
+static long long fault_budget;	/* bytes that may still be written, -1: no limit */
+static unsigned char *out;	/* what reached user memory, in order */
+static size_t out_len;
+static size_t out_total;
+static int warned;
+
+void uh_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	warned++;
+	printf("warn ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+void uh_lock(int *held, const char *what)
+{
+	if (*held)
+		uh_warn("%s taken twice (deadlock)", what);
+	*held = 1;
+	uh_lock_depth++;
+}
+
+void uh_unlock(int *held, const char *what)
+{
+	if (!*held)
+		uh_warn("%s released but not held", what);
+	*held = 0;
+	uh_lock_depth--;
+}
+
+void uh_hex(const char *tag, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	size_t i;
+
+	printf("%s ", tag);
+	for (i = 0; i < len; i++)
+		printf("%02x", p[i]);
+	printf("\n");
+}
+
+/*
+ * copyout() of lib/iov_iter.c: write len bytes at offset skip of segment
+ * seg; return how many were NOT written.  The source is read in full, as
+ * raw_copy_to_user() would read it, so an over-read shows in ASan.
+ */
+static size_t uh_copyout(unsigned long seg, size_t skip, const void *from, size_t len)
+{
+	const unsigned char *src = from;
+	size_t ok = 0, n;
+	volatile unsigned char sink = 0;
+
+	if (skip < segs[seg].mapped)
+		ok = segs[seg].mapped - skip;
+	if (ok > len)
+		ok = len;
+	if (fault_budget >= 0 && (unsigned long long)fault_budget < ok)
+		ok = fault_budget;
+	for (n = 0; n < ok; n++) {
+		sink ^= src[n];
+		if (out_len < UH_OUT_MAX)
+			out[out_len++] = src[n];
+	}
+	(void)sink;
+	out_total += ok;
+	if (fault_budget >= 0)
+		fault_budget -= ok;
+	return len - ok;
+}
+
+/* iterate_and_advance() for ITER_UBUF and ITER_IOVEC, copying. */
+size_t _copy_to_iter(const void *addr, size_t bytes, struct iov_iter *i)
+{
+	const char *from = addr;
+	size_t done = 0;
+
+	if (WARN_ON_ONCE(i->data_source))
+		return 0;
+	if (bytes > i->count)
+		bytes = i->count;
+	if (!bytes)
+		return 0;
+	if (i->iter_type == ITER_UBUF) {
+		size_t left = uh_copyout(0, i->iov_offset, from, bytes);
+
+		done = bytes - left;
+		i->iov_offset += done;
+	} else if (i->iter_type == ITER_IOVEC) {
+		const struct iovec *p = i->iov;
+		size_t skip = i->iov_offset;
+
+		do {
+			size_t len = p->iov_len - skip;
+
+			if (len > bytes - done)
+				len = bytes - done;
+			if (len) {
+				size_t left = uh_copyout(p - iov, skip, from + done, len);
+
+				done += len - left;
+				skip += len - left;
+				if (skip < p->iov_len)
+					break;	/* short copy, or bytes used up */
+			}
+			p++;
+			skip = 0;
+		} while (done < bytes);
+		i->nr_segs -= p - i->iov;
+		i->iov = p;
+		i->iov_offset = skip;
+	} else {
+		uh_warn("copy_to_iter: iterator type %d not modelled", i->iter_type);
+		return 0;
+	}
+	i->count -= done;
+	return done;
+}
+
+void iov_iter_advance(struct iov_iter *i, size_t bytes)
+{
+	if (bytes > i->count)
+		bytes = i->count;
+	if (!bytes)
+		return;
+	if (i->iter_type == ITER_UBUF) {
+		i->iov_offset += bytes;
+	} else {
+		const struct iovec *p = i->iov;
+		size_t left = bytes + i->iov_offset;
+
+		while (left && left >= p->iov_len) {
+			left -= p->iov_len;
+			p++;
+		}
+		i->nr_segs -= p - i->iov;
+		i->iov = p;
+		i->iov_offset = left;
+	}
+	i->count -= bytes;
+}
+
+static unsigned long long parse_ull(const char *s)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || end == s) {
+		fprintf(stderr, "uh: bad number '%s'\n", s);
+		exit(2);
+	}
+	return v;
+}
+
+/* Fill segs/iov from "LEN[@MAPPED|@null],..."; return the total length. */
+static size_t parse_segs(char *spec)
+{
+	char *tok, *save = NULL;
+	size_t total = 0;
+
+	nsegs = 0;
+	for (tok = strtok_r(spec, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *at = strchr(tok, '@');
+		struct uh_seg *s = &segs[nsegs];
+		bool null = false;
+
+		if (nsegs == UH_SEGS_MAX) {
+			fprintf(stderr, "uh: more than %d segments\n", UH_SEGS_MAX);
+			exit(2);
+		}
+		if (at)
+			*at++ = 0;
+		s->len = parse_ull(tok);
+		if (at && !strcmp(at, "null"))
+			null = true;
+		s->mapped = null ? 0 : at ? parse_ull(at) : s->len;
+		if (s->mapped > s->len)
+			s->mapped = s->len;
+		if (s->mapped > UH_MAP_MAX)
+			s->mapped = UH_MAP_MAX;
+		/* Distinct fake user addresses: the code must never touch them. */
+		iov[nsegs].iov_base = null ? NULL : (void *)(0x100000000000UL + (nsegs << 32));
+		iov[nsegs].iov_len = s->len;
+		total += s->len;
+		nsegs++;
+	}
+	return total;
+}
+
+static void run_row(int variant, long long pos, char type, char *spec, long long fault)
+{
+	static struct inode inode;
+	static struct file file;
+	struct kiocb iocb;
+	struct iov_iter to;
+	size_t total;
+	ssize_t ret;
+
+	/* Rows run one after the other in one process: start from nothing. */
+	out_len = 0;
+	out_total = 0;
+	uh_lock_depth = 0;
+	uh_allocs = 0;
+	total = parse_segs(spec);
+	fault_budget = fault;
+	out = malloc(UH_OUT_MAX);
+	memset(&to, 0, sizeof(to));
+	to.iter_type = type == 'u' ? ITER_UBUF : ITER_IOVEC;
+	to.user_backed = true;
+	to.data_source = false;
+	to.count = total;
+	if (type == 'u') {
+		if (nsegs != 1) {
+			fprintf(stderr, "uh: a ubuf iterator has one segment\n");
+			exit(2);
+		}
+		to.ubuf = iov[0].iov_base;
+		to.nr_segs = 1;
+	} else {
+		to.iov = iov;
+		to.nr_segs = nsegs;
+	}
+	file.f_inode = &inode;
+	uh_setup(variant, &file);
+	memset(&iocb, 0, sizeof(iocb));
+	iocb.ki_filp = &file;
+	iocb.ki_pos = pos;
+
+	ret = uh_read(variant, &iocb, &to);
+
+	printf("ret %zd\n", ret);
+	printf("pos %lld\n", iocb.ki_pos);
+	printf("adv %zu\n", total - to.count);
+	printf("wrote %zu\n", out_total);
+	uh_hex("out", out, out_len);
+	if (total - to.count != out_total)
+		uh_warn("iterator advanced by %zu but %zu bytes were written",
+			total - to.count, out_total);
+	if (uh_lock_depth)
+		uh_warn("%d lock(s) still held on return", uh_lock_depth);
+	if (uh_allocs)
+		uh_warn("%ld allocation(s) not freed on return (leak)", uh_allocs);
+	uh_check(variant);
+	free(out);
+	fflush(stdout);
+}
+
+/* Record files (net/atm) give their records; the others have none. */
+__attribute__((weak)) size_t uh_record(int variant, int index,
+				       const unsigned char **rec)
+{
+	(void)variant;
+	(void)index;
+	*rec = NULL;
+	return 0;
+}
+
+static void cmd_info(void)
+{
+	int v, r;
+
+	for (v = 0; v < uh_nvariants; v++) {
+		static struct inode inode;
+		static struct file file;
+		const unsigned char *img;
+		size_t n;
+
+		file.f_inode = &inode;
+		uh_setup(v, &file);
+		n = uh_image(v, &img);
+		printf("variant %d %s %zu\n", v, uh_variants[v].name, n);
+		uh_hex("image", img, n);
+		for (r = 0; r < 64; r++) {
+			const unsigned char *rec;
+			size_t len = uh_record(v, r, &rec);
+
+			if (!len)
+				break;
+			uh_hex("record", rec, len);
+		}
+	}
+}
+
+/* Read all rows first: a child must not share a stdin buffer in use. */
+static char *slurp_stdin(void)
+{
+	size_t len = 0, cap = 1 << 20;
+	char *all = malloc(cap + 1);
+	size_t n;
+
+	while ((n = fread(all + len, 1, cap - len, stdin)) > 0) {
+		len += n;
+		if (len == cap)
+			all = realloc(all, (cap *= 2) + 1);
+	}
+	all[len] = 0;
+	return all;
+}
+
+struct uh_row {
+	char id[64];
+	int variant;
+	long long pos;
+	char type;
+	char *spec;
+	long long fault;
+};
+
+static struct uh_row *parse_rows(char *all, int *nrows)
+{
+	struct uh_row *rows = NULL;
+	char *save = NULL, *line;
+	int n = 0, cap = 0;
+
+	for (line = strtok_r(all, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct uh_row *r;
+		char type[4];
+		int len;
+
+		if (n == cap)
+			rows = realloc(rows, sizeof(*rows) * (cap = cap ? 2 * cap : 256));
+		r = &rows[n];
+		r->spec = malloc(strlen(line) + 1);
+		if (sscanf(line, "%63s %d %lld %3s %s %lld%n", r->id, &r->variant,
+			   &r->pos, type, r->spec, &r->fault, &len) != 6 ||
+		    r->variant < 0 || r->variant >= uh_nvariants ||
+		    (type[0] != 'u' && type[0] != 'v') || type[1]) {
+			fprintf(stderr, "uh: bad row: %s\n", line);
+			exit(2);
+		}
+		r->type = type[0];
+		n++;
+	}
+	*nrows = n;
+	return rows;
+}
+
+/*
+ * One child runs the rows in order and brackets each with begin/end.  A
+ * row that kills it (a sanitizer report, a crash, the 20 s alarm) is
+ * closed here with the child's status, and a new child goes on with the
+ * next row.
+ */
+static void cmd_run(void)
+{
+	int nrows, next = 0;
+	struct uh_row *rows = parse_rows(slurp_stdin(), &nrows);
+
+	while (next < nrows) {
+		int fds[2], status, open_row = -1;
+		char *line = NULL;
+		size_t cap = 0;
+		FILE *in;
+		pid_t pid;
+
+		fflush(stdout);
+		if (pipe(fds)) {
+			perror("pipe");
+			exit(2);
+		}
+		pid = fork();
+		if (pid < 0) {
+			perror("fork");
+			exit(2);
+		}
+		if (!pid) {
+			int i;
+
+			close(fds[0]);
+			dup2(fds[1], 1);
+			dup2(fds[1], 2);
+			close(fds[1]);
+			for (i = next; i < nrows; i++) {
+				struct uh_row *r = &rows[i];
+
+				printf("begin %s\n", r->id);
+				fflush(stdout);
+				alarm(20);
+				run_row(r->variant, r->pos, r->type, r->spec, r->fault);
+				printf("\nend %s exit 0\n", r->id);
+				fflush(stdout);
+			}
+			_exit(0);
+		}
+		close(fds[1]);
+		in = fdopen(fds[0], "r");
+		while (getline(&line, &cap, in) > 0) {
+			fputs(line, stdout);
+			if (!strncmp(line, "begin ", 6)) {
+				open_row = next;
+			} else if (!strncmp(line, "end ", 4)) {
+				open_row = -1;
+				next++;
+			}
+		}
+		fclose(in);
+		free(line);
+		waitpid(pid, &status, 0);
+		if (open_row >= 0) {
+			if (WIFEXITED(status))
+				printf("\nend %s exit %d\n", rows[open_row].id,
+				       WEXITSTATUS(status));
+			else
+				printf("\nend %s signal %d\n", rows[open_row].id, WTERMSIG(status));
+			next++;
+		} else if (next < nrows) {
+			fprintf(stderr, "uh: the runner died between rows\n");
+			exit(2);
+		}
+	}
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "info")) {
+		cmd_info();
+	} else if (argc == 2 && !strcmp(argv[1], "run")) {
+		cmd_run();
+	} else {
+		fprintf(stderr, "usage: %s info|run\n", argv[0]);
+		return 2;
+	}
+	return 0;
+}

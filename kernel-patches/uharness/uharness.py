@@ -1,0 +1,394 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""uharness: the converted ->proc_read_iter methods, in user space.
+
+For each harness below: extract the function bodies named in its fixture
+(fixtures/NAME.c, lines "// uh-extract: PATH KIND NAME") from the kernel
+tree, compile them with the fixture, uh_main.c and the tree's
+simple_read_from_buffer_iter() under ASan and UBSan, run every row of
+model.rows_for() in a forked child, and compare the result with
+model.expect().  Output: KTAP, one subtest per harness, then
+"N passed, N failed, N skipped".  Exit status 0 only when nothing failed.
+
+    uharness.py [--tree DIR] [--only NAME,...] [--keep DIR] [--list]
+"""
+
+import argparse
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import extract  # noqa: E402
+import model    # noqa: E402
+from model import EAGAIN, EINVAL, EIO, FileModel  # noqa: E402
+
+CFLAGS = [
+    "-std=gnu11", "-O1", "-g", "-fno-omit-frame-pointer",
+    "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
+    # An index out of bounds (or past the object) is reported and the
+    # access still made, so
+    # that ASan reports what the access does (stack-buffer-overflow, ...);
+    # the row fails on the UBSan report all the same.
+    "-fsanitize-recover=bounds,object-size",
+    # The kernel's own code-generation rules (top-level Makefile): signed
+    # overflow wraps, no strict aliasing, NULL checks are kept.
+    "-fno-strict-overflow", "-fno-strict-aliasing",
+    "-fno-delete-null-pointer-checks",
+    "-Wall", "-Wno-unused-function", "-Wno-unused-variable",
+]
+SAN_ENV = {
+    "ASAN_OPTIONS": "detect_leaks=0:halt_on_error=1:abort_on_error=0:"
+                    "detect_stack_use_after_return=1:print_summary=1",
+    "UBSAN_OPTIONS": "print_stacktrace=1",
+}
+LIBFS = ("fs/libfs.c", "func", "simple_read_from_buffer_iter")
+MARK = re.compile(r"^\s*//\s*uh-extract:\s*(\S+)\s+(\w+)\s+(\w+)\s*$")
+
+
+@dataclass
+class Harness:
+    name: str
+    fixture: str | None
+    sites: list                    # "path: function" of the tree it covers
+    model: FileModel = field(default_factory=FileModel)
+    per_variant: dict = field(default_factory=dict)   # variant -> FileModel
+    skip: str | None = None
+
+
+HARNESSES = [
+    Harness("isapnp_proc_bus_read", "isapnp",
+            ["drivers/pnp/isapnp/proc.c: isapnp_proc_bus_read"]),
+    Harness("proc_bus_pci_read", "pci",
+            ["drivers/pci/proc.c: proc_bus_pci_read"]),
+    Harness("simple_read_from_buffer_iter", "libfs",
+            ["fs/libfs.c: simple_read_from_buffer_iter"],
+            FileModel(negative=(-EINVAL,))),
+    Harness("proc_bus_zorro_read", "zorro",
+            ["drivers/zorro/proc.c: proc_bus_zorro_read"]),
+    Harness("atags_read", "atags", ["arch/arm/kernel/atags_proc.c: atags_read"]),
+    Harness("bootinfo_read", "bootinfo",
+            ["arch/m68k/kernel/bootinfo_proc.c: bootinfo_read"]),
+    Harness("hostap_proc", "hostap",
+            ["drivers/net/wireless/intersil/hostap/hostap_proc.c: "
+             "prism2_pda_proc_read",
+             "drivers/net/wireless/intersil/hostap/hostap_proc.c: "
+             "prism2_aux_dump_proc_no_read"]),
+    Harness("airo_proc_read", "airo",
+            ["drivers/net/wireless/cisco/airo.c: proc_read"],
+            per_variant={"rbuffer-NULL": FileModel(kind="error",
+                                                   error=EINVAL)}),
+    Harness("capi_empty_read", "capi",
+            ["drivers/isdn/capi/kcapi_proc.c: empty_read"]),
+    Harness("proc_dev_atm_read", "atm",
+            ["net/atm/proc.c: proc_dev_atm_read"], FileModel(kind="record"),
+            per_variant={"no-proc_read": FileModel(kind="record-einval")}),
+    Harness("proc_read_simdisk", "simdisk",
+            ["arch/xtensa/platforms/iss/simdisk.c: proc_read_simdisk"]),
+    Harness("salinfo", "salinfo",
+            ["arch/ia64/kernel/salinfo.c: salinfo_log_read",
+             "arch/ia64/kernel/salinfo.c: salinfo_event_read"],
+            per_variant={
+                "event-cpu2": FileModel(kind="message"),
+                "event-offline-cpu": FileModel(kind="message"),
+                "event-none-nonblock": FileModel(kind="error",
+                                                 error=EAGAIN)}),
+    Harness("rtas_flash", "rtas_flash",
+            ["arch/powerpc/kernel/rtas_flash.c: rtas_flash_read_msg",
+             "arch/powerpc/kernel/rtas_flash.c: rtas_flash_read_num",
+             "arch/powerpc/kernel/rtas_flash.c: manage_flash_read",
+             "arch/powerpc/kernel/rtas_flash.c: validate_flash_read"]),
+    Harness("rtas_log_read", None,
+            ["arch/powerpc/kernel/rtasd.c: rtas_log_read"],
+            skip="waits for an RTAS event (wait_event_interruptible on "
+                 "rtas_log_wait) and hands out one record; guest-tested on "
+                 "ppc64le"),
+    Harness("snd_info_entry_read", "alsa",
+            ["sound/core/info.c: snd_info_entry_read",
+             "sound/core/memory.c: copy_to_iter_fromio",
+             "sound/pci/cs4281.c: snd_cs4281_BA0_read",
+             "sound/pci/cs4281.c: snd_cs4281_BA1_read",
+             "sound/pci/cs46xx/cs46xx_lib.c: snd_cs46xx_io_read",
+             "sound/pci/emu10k1/emuproc.c: snd_emu10k1_fx8010_read",
+             "sound/isa/gus/gus_mem_proc.c: snd_gf1_mem_proc_dump",
+             "sound/isa/gus/gus_dram.c: snd_gus_dram_read, "
+             "snd_gus_dram_peek"],
+            FileModel(policy="efault", negative=(-EIO,),
+                      invalid_count_ret=-EIO)),
+    Harness("snd_mixart_BA0_BA1_read", None,
+            ["sound/pci/mixart/mixart.c: snd_mixart_BA0_read",
+             "sound/pci/mixart/mixart.c: snd_mixart_BA1_read"],
+            skip="rounds every count down to a multiple of 4 (a 1-3 byte "
+                 "read returns 0, which reads as EOF), before and after the "
+                 "series; the copy is copy_to_iter_fromio(), harnessed with "
+                 "cs4281"),
+    Harness("snd_opl4_mem_proc_read", None,
+            ["sound/drivers/opl4/opl4_proc.c: snd_opl4_mem_proc_read"],
+            skip="vmalloc + snd_opl4_read_memory() + copy_to_iter() of the "
+                 "count snd_info_entry_read() clipped; the wiring is that "
+                 "of the harnessed ALSA entries, the chip access is not "
+                 "modelled"),
+    Harness("page_map_read", "systemcfg",
+            ["arch/powerpc/kernel/proc_powerpc.c: page_map_read"]),
+]
+
+
+def tree_default():
+    cache = os.environ.get("SETFS_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+        "setfs-probe")
+    return os.path.join(cache, "linux")
+
+
+def expand(fixture_text, tree, fixture_path="fixture"):
+    """The fixture with each uh-extract line replaced by the tree's text."""
+    out = []
+    lineno = 0
+    for line in fixture_text.splitlines(keepends=True):
+        lineno += 1
+        m = MARK.match(line)
+        if not m:
+            out.append(line)
+            continue
+        path, kind, name = m.groups()
+        with open(os.path.join(tree, path), encoding="utf-8",
+                  errors="replace") as f:
+            text = f.read()
+        out.append(extract.extract(text, kind, name, path))
+        out.append('#line %d "%s"\n' % (lineno + 1, fixture_path))
+    return "".join(out)
+
+
+def build(h, tree, workdir):
+    """Compile harness h; return (binary, None) or (None, error text)."""
+    try:
+        fpath = os.path.join(HERE, "fixtures", h.fixture + ".c")
+        with open(fpath, encoding="utf-8") as f:
+            unit = expand(f.read(), tree, fpath)
+        with open(os.path.join(tree, LIBFS[0]), encoding="utf-8") as f:
+            libfs = '#include "uh.h"\n' + extract.extract(
+                f.read(), LIBFS[1], LIBFS[2], LIBFS[0])
+    except (OSError, extract.ExtractError) as e:
+        return None, "extraction failed: %s" % e
+    with open(os.path.join(HERE, "uh_main.c"), encoding="utf-8") as f:
+        main_c = f.read()
+    with open(os.path.join(HERE, "uh.h"), encoding="utf-8") as f:
+        uh_h = f.read()
+    key = hashlib.sha256("\0".join(
+        [unit, libfs, main_c, uh_h, " ".join(CFLAGS)]).encode()).hexdigest()
+    d = os.path.join(workdir, h.name)
+    os.makedirs(d, exist_ok=True)
+    binary = os.path.join(d, "uh-" + key[:16])
+    if os.path.exists(binary):
+        return binary, None
+    for name, text in (("unit.c", unit), ("libfs.c", libfs)):
+        with open(os.path.join(d, name), "w", encoding="utf-8") as f:
+            f.write(text)
+    cmd = ["gcc", *CFLAGS, "-I", HERE, "-o", binary + ".tmp",
+           os.path.join(HERE, "uh_main.c"), os.path.join(d, "libfs.c"),
+           os.path.join(d, "unit.c")]
+    r = subprocess.run(cmd, cwd=tree, capture_output=True, text=True)
+    if r.returncode:
+        return None, "gcc failed:\n" + r.stderr
+    os.replace(binary + ".tmp", binary)
+    for old in os.listdir(d):     # builds of older sources
+        if old.startswith("uh-") and old != os.path.basename(binary):
+            os.unlink(os.path.join(d, old))
+    return binary, None
+
+
+def parse_info(text):
+    """variant list [(name, image bytes, records)] from "uh info"."""
+    variants = []
+    for line in text.splitlines():
+        parts = line.split(" ")
+        if parts[0] == "variant":
+            variants.append([parts[2], b"", []])
+        elif parts[0] == "image":
+            variants[-1][1] = bytes.fromhex(parts[1] if len(parts) > 1
+                                            else "")
+        elif parts[0] == "record":
+            variants[-1][2].append(bytes.fromhex(parts[1] if len(parts) > 1
+                                                 else ""))
+    return variants
+
+
+def parse_run(text):
+    """{row id: (result dict, other lines, status)} from "uh run"."""
+    rows, cur, body = {}, None, []
+    for line in text.splitlines():
+        if line.startswith("begin "):
+            cur, body = line[6:], []
+        elif line.startswith("end ") and cur is not None:
+            st = line.split(" ", 2)[2]
+            res = {"warn": [], "out": b""}
+            other = []
+            for b in body:
+                k, _, v = b.partition(" ")
+                if k in ("ret", "pos", "adv", "wrote") and re.fullmatch(
+                        r"-?\d+", v):
+                    res[k] = int(v)
+                elif k == "out" and re.fullmatch(r"[0-9a-f]*", v):
+                    res["out"] = bytes.fromhex(v)
+                elif k == "warn":
+                    res["warn"].append(v)
+                elif b:
+                    other.append(b)
+            rows[cur] = (res, other, st)
+            cur = None
+        elif cur is not None:
+            body.append(line)
+    return rows
+
+
+def sanitizer_summary(lines):
+    """The lines of a sanitizer report worth a KTAP diagnostic."""
+    keep = [ln for ln in lines
+            if "ERROR: AddressSanitizer" in ln or "runtime error" in ln
+            or "ERROR: LeakSanitizer" in ln or ln.startswith("SUMMARY")
+            or re.match(r"\s*#0 ", ln) or "WRITE of size" in ln
+            or "READ of size" in ln or "<== Memory access" in ln]
+    return keep[:12] or lines[:12]
+
+
+def run_harness(h, tree, workdir, keep):
+    """KTAP lines of the subtest, and (passed, failed, skipped)."""
+    binary, err = build(h, tree, workdir)
+    if not binary:
+        return ["# " + ln for ln in err.splitlines()[:30]], (0, 1, 0), False
+    env = dict(os.environ, **SAN_ENV)
+    info = subprocess.run([binary, "info"], capture_output=True, text=True,
+                          env=env)
+    if info.returncode:
+        return (["# uh info failed: " + ln for ln in
+                 (info.stdout + info.stderr).splitlines()[:30]],
+                (0, 1, 0), False)
+    variants = parse_info(info.stdout)
+    rows = []
+    for v, (vname, image, _recs) in enumerate(variants):
+        rows += model.rows_for(v, vname, len(image))
+    feed = "".join(r.line(i) for i, r in enumerate(rows))
+    run = subprocess.run([binary, "run"], input=feed, capture_output=True,
+                         text=True, env=env, errors="replace")
+    results = parse_run(run.stdout)
+    lines = ["1..%d" % len(rows)]
+    passed = failed = 0
+    for i, r in enumerate(rows):
+        vname, image, recs = variants[r.variant]
+        fm = h.per_variant.get(vname, h.model)
+        if fm.kind == "record":
+            fm = FileModel(**{**fm.__dict__, "records": recs})
+        exp = model.expect(fm, image, r)
+        res = results.get(str(i))
+        errs = []
+        if res is None:
+            errs = ["no result (runner: %s)" % run.stderr.strip()[:200]]
+            other = []
+        else:
+            got, other, status = res
+            if status != "exit 0":
+                errs.append("child ended with %s" % status)
+            if all(k in got for k in ("ret", "pos", "adv")):
+                errs += model.check(exp, got)
+            errs += ["stub: " + w for w in got["warn"]]
+            errs += ["sanitizer: " + ln.strip() for ln in other
+                     if "runtime error:" in ln][:1]
+        if errs:
+            failed += 1
+            lines.append("not ok %d %s" % (i + 1, r.name))
+            for e in errs:
+                lines.append("# " + e)
+            lines += ["# " + ln for ln in sanitizer_summary(other)] \
+                if other else []
+            if keep and other:
+                os.makedirs(keep, exist_ok=True)
+                fn = os.path.join(keep, "%s-%d.txt" % (h.name, i + 1))
+                with open(fn, "w", encoding="utf-8") as f:
+                    f.write("row %d %s\nrow line: %s\n" % (
+                        i + 1, r.name, r.line(i).strip()[:300]))
+                    f.write("\n".join(other) + "\n")
+                lines.append("# full report: " + fn)
+        else:
+            passed += 1
+            lines.append("ok %d %s" % (i + 1, r.name))
+    if failed:
+        bad = [ln.split(" ", 3)[3] for ln in lines if ln.startswith("not ok")]
+        lines.append("# failed %s: %d of %d rows, e.g. %s" % (
+            h.name, failed, len(rows), ", ".join(bad[:4])))
+    return lines, (passed, failed, 0), failed == 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tree", default=tree_default(),
+                    help="the prepared kernel tree (default: %(default)s)")
+    ap.add_argument("--only", help="comma-separated harness names")
+    ap.add_argument("--keep", help="write each failing row's sanitizer "
+                    "output to this directory")
+    ap.add_argument("--work", help="build directory (default: a cache "
+                    "directory next to the tree)")
+    ap.add_argument("--list", action="store_true",
+                    help="list the harnesses and the sites they cover")
+    args = ap.parse_args(argv)
+
+    if args.list:
+        for h in HARNESSES:
+            state = "SKIP: " + h.skip if h.skip else "harness " + h.fixture
+            for s in h.sites:
+                print("%-28s %-70s %s" % (h.name, s, state))
+        return 0
+    selected = HARNESSES
+    if args.only:
+        names = args.only.split(",")
+        unknown = set(names) - {h.name for h in HARNESSES}
+        if unknown:
+            ap.error("unknown harness: " + ", ".join(sorted(unknown)))
+        selected = [h for h in HARNESSES if h.name in names]
+    if not os.path.isfile(os.path.join(args.tree, LIBFS[0])):
+        print("uharness: no kernel tree at %s" % args.tree, file=sys.stderr)
+        return 2
+    if not shutil.which("gcc"):
+        print("uharness: gcc is needed", file=sys.stderr)
+        return 2
+    workdir = args.work or os.path.join(
+        os.path.dirname(os.path.abspath(args.tree)), "uharness")
+    os.makedirs(workdir, exist_ok=True)
+
+    print("KTAP version 1")
+    print("1..%d" % len(selected))
+    tp = tf = ts = 0
+    failures = []
+    for n, h in enumerate(selected, 1):
+        if h.skip:
+            print("ok %d %s # SKIP %s" % (n, h.name, h.skip))
+            ts += 1
+            continue
+        lines, (p, f, s), ok = run_harness(h, args.tree, workdir, args.keep)
+        if not ok:
+            failures.append((h, next((ln for ln in lines
+                                      if ln.startswith("# failed ")),
+                                     "# failed %s: %s" % (h.name,
+                                                          lines[0][2:]))))
+        print("    KTAP version 1")
+        print("    # Subtest: %s" % h.name)
+        for ln in lines:
+            print("    " + ln)
+        print("%s %d %s" % ("ok" if ok else "not ok", n, h.name))
+        sys.stdout.flush()
+        tp, tf, ts = tp + p, tf + f, ts + s
+    for h, summary in failures:
+        print(summary)
+    print("# uharness: tree %s" % args.tree)
+    print("%d passed, %d failed, %d skipped" % (tp, tf, ts))
+    return 1 if tf else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
