@@ -34,6 +34,7 @@ static const struct ktap_group *const groups[] = {
 	&initramfs_group,
 	&procfiles_group,
 	&procread_group,
+	&edges_group,
 	&fuzz_group,
 	&race_group,
 	&unload_group,
