@@ -513,6 +513,21 @@ enum case_result need_file(const char *path, const char *sym)
 	return CASE_FAIL;
 }
 
+bool write_str(const char *path, const char *s)
+{
+	ssize_t ret;
+	int fd;
+
+	fd = open_path(path, O_WRONLY);
+	if (fd < 0)
+		return false;
+	ret = write(fd, s, strlen(s));
+	if (ret < 0)
+		diag("write %s: %s", path, strerror(errno));
+	close(fd);
+	return ret == (ssize_t)strlen(s);
+}
+
 ssize_t read_all_step(const char *path, int oflags, unsigned char *buf,
 		      size_t max, size_t step)
 {

@@ -132,6 +132,9 @@ bool exists(const char *path);
  */
 enum case_result need_file(const char *path, const char *sym);
 
+/* Writes @s to @path in one write(2); says why not in a diagnostic. */
+bool write_str(const char *path, const char *s);
+
 /*
  * All of @path by read(2) in @step-sized steps (read_all: 1000), at most
  * @max bytes; the byte count or -errno.

@@ -24,9 +24,11 @@
  * Files whose bytes change from one read to the next (slabinfo, PSI,
  * snmp, the kpage* records, the profile counters, the time in systemcfg)
  * are compared in their stable leading bytes only, and by count where
- * their size is fixed.  /proc/kmsg consumes what it returns: the group
- * empties the log first and then, with O_NONBLOCK, every read that
- * reaches kmsg_read() is EAGAIN.
+ * their size is fixed.  /proc/kmsg consumes what it returns and ignores
+ * the offset: the group empties the log (O_NONBLOCK) before every case,
+ * and then either reads it empty ("kmsg_empty": EAGAIN) or with one
+ * record it wrote to /dev/kmsg ("kmsg"), whose bytes it knows but for
+ * the time stamp's digits.
  *
  * Not here: the kfifo samples (loaded by setfs_user_procread only), the
  * ALSA binary entries (no driver in the guests has one), the RTAS flash
@@ -65,6 +67,7 @@ enum kind {
 	K_KPAGE,	/* K_BLOB in 8-byte records (fs/proc/page.c) */
 	K_STREAM,	/* nonseekable_open(): no pread */
 	K_KMSG,		/* /proc/kmsg with O_NONBLOCK and an empty log */
+	K_KMSG_REC,	/* the same with one record */
 };
 
 struct edge_file {
@@ -209,7 +212,9 @@ static const struct part2_file part2_files[] = {
 	  K_KPAGE, true, 0 },
 	{ "kpagecgroup", "/proc/kpagecgroup", "MEMCG", NULL, K_KPAGE, true,
 	  0 },
-	{ "kmsg", "/proc/kmsg", NULL, NULL, K_KMSG, true, 0 },
+	/* fs/proc/kmsg.c, kernel/printk/printk.c: syslog_print() */
+	{ "kmsg_empty", "/proc/kmsg", NULL, NULL, K_KMSG, true, 0 },
+	{ "kmsg", "/proc/kmsg", NULL, NULL, K_KMSG_REC, true, ALL },
 	/* kernel/profile.c: the sample step, then counters that tick */
 	{ "profile", "/proc/profile", "PROFILING", NULL, K_BLOB, true,
 	  sizeof(unsigned int) },
@@ -526,6 +531,17 @@ static void model(const struct edge_file *f, const struct edge *e,
 	}
 	if (f->kind == K_KMSG)
 		return expect_err(x, EAGAIN, "O_NONBLOCK and an empty log");
+	if (f->kind == K_KMSG_REC) {
+		/*
+		 * kernel/printk/printk.c of 6.1, line 1673, in do_syslog():
+		 * "if (!buf || len < 0) return -EINVAL;", and the record
+		 * stays.  kmsg_read() reads from where the log is, whatever
+		 * the offset.
+		 */
+		if (!is_vector(e) && e->buf == BUF_NULL)
+			return expect_err(x, EINVAL, "do_syslog() refuses NULL");
+		at = 0;
+	}
 
 	if (f->kind == K_KPAGE && at % 8)
 		return expect_err(x, EINVAL, "an offset inside a record");
@@ -596,8 +612,9 @@ static bool load(struct edge_file *f)
 	if (f->loaded || f->load_failed)
 		return f->loaded;
 	f->load_failed = true;
-	if (f->kind == K_KMSG) {
-		f->loaded = true;
+	if (f->kind == K_KMSG || f->kind == K_KMSG_REC) {
+		f->loaded = true;	/* the record is written for each case */
+		f->load_failed = false;
 		return true;
 	}
 	buf = malloc(CONTENT_MAX);
@@ -634,6 +651,39 @@ static bool kmsg_drain(int fd)
 	}
 	diag("cannot empty the log: %s", ret < 0 ? strerror(errno) : "EOF");
 	return false;
+}
+
+/*
+ * Writes a record of level LOG_DEBUG, facility LOG_USER ("<15>", off the
+ * console) to /dev/kmsg and puts what /proc/kmsg must return for it in
+ * f->data: record_print_text() with syslog prefix, the time stamp when
+ * printk.time is on ("[%5lu.%06lu] ", its digits '?') and the newline.
+ * The guests have no CONFIG_PRINTK_CALLER.
+ */
+static bool kmsg_record(struct edge_file *f)
+{
+	static unsigned int seq;
+	char marker[48], line[64], time = 'N';
+	FILE *t;
+
+	t = fopen("/sys/module/printk/parameters/time", "r");
+	if (t) {
+		if (fscanf(t, " %c", &time) != 1)
+			time = 'N';
+		fclose(t);
+	}
+	snprintf(marker, sizeof(marker), "setfs-edges %d.%u", getpid(),
+		 ++seq);
+	snprintf(line, sizeof(line), "<15>%s\n", marker);
+	if (!write_str("/dev/kmsg", line))
+		return false;
+	free(f->data);
+	f->data = malloc(sizeof(line) + 32);
+	if (!f->data)
+		return false;
+	f->size = sprintf((char *)f->data, "<15>%s%s\n",
+			  time == 'Y' ? "[?????.??????] " : "", marker);
+	return true;
 }
 
 /*
@@ -742,6 +792,22 @@ static bool check_bytes(const struct edge_file *f, const unsigned char *got,
 		diag("%zu bytes at %lld, the file has %zu", len, from, f->size);
 		return false;
 	}
+	if (f->kind == K_KMSG_REC) {
+		const unsigned char *w = f->data + from;
+		size_t i;
+
+		for (i = 0; i < len; i++) {
+			bool digit = got[i] == ' ' ||
+				     (got[i] >= '0' && got[i] <= '9');
+
+			if (w[i] == '?' ? digit : got[i] == w[i])
+				continue;
+			diag("byte %zu of the record is 0x%02x, expected '%c'",
+			     (size_t)from + i, got[i], w[i]);
+			return false;
+		}
+		return true;
+	}
 	return check_mem("bytes against the file's", got, f->data + from, len);
 }
 
@@ -773,11 +839,42 @@ static bool check_result(const struct expect *x, ssize_t ret, int err)
 }
 
 /*
+ * /proc/kmsg: the position stays 0; what is left of the record is what
+ * the read did not return, all of it after EINVAL, nothing after EFAULT
+ * (syslog_print() moves syslog_seq past the record before it copies).
+ */
+static bool kmsg_after(struct edge_file *f, int fd, ssize_t ret, int err)
+{
+	unsigned char next[COUNT];
+	size_t done = ret > 0 ? ret : 0;
+	ssize_t n;
+
+	if (ret < 0 && err == EINVAL)
+		done = 0;
+	else if (ret < 0)
+		done = f->size;
+	if (!check_ll("lseek SEEK_CUR after the read", lseek(fd, 0, SEEK_CUR),
+		      0))
+		return false;
+	n = read(fd, next, sizeof(next));
+	if (done >= f->size)
+		return check_errno("read(2) after, the record gone", n, errno,
+				   EAGAIN);
+	if (n < 0) {
+		diag("read(2) after: %s", strerror(errno));
+		return false;
+	}
+	return check_ll("read(2) after: the rest of the record", n,
+			f->size - done) &&
+	       check_bytes(f, next, done, n);
+}
+
+/*
  * After a read(2) or readv(2) on a fresh open: the position is where the
  * bytes returned end, and for files with stable bytes the next read(2)
  * gives what follows.
  */
-static bool check_after(struct edge_file *f, int fd, ssize_t ret)
+static bool check_after(struct edge_file *f, int fd, ssize_t ret, int err)
 {
 	long long pos = ret > 0 ? ret : 0, cur;
 	unsigned char next[COUNT];
@@ -785,6 +882,8 @@ static bool check_after(struct edge_file *f, int fd, ssize_t ret)
 
 	if (f->kind == K_KMSG)
 		return true;
+	if (f->kind == K_KMSG_REC)
+		return kmsg_after(f, fd, ret, err);
 	if (f->kind != K_STREAM) {
 		cur = lseek(fd, 0, SEEK_CUR);
 		if (!check_ll("lseek SEEK_CUR after the read", cur, pos))
@@ -844,20 +943,22 @@ static enum case_result run_edge(struct edge_file *f, const struct edge *e)
 	unsigned int nseg = 0;
 	struct expect x;
 	long long off;
-	bool ok = false;
+	bool ok = false, kmsg;
 	ssize_t ret;
 	int fd, err;
 
 	if (!load(f))
 		return CASE_FAIL;
-	model(f, e, &x);
 	off = edge_offset(f, e);
-	fd = open_path(f->path, O_RDONLY |
-		       (f->kind == K_KMSG ? O_NONBLOCK : 0));
+	kmsg = f->kind == K_KMSG || f->kind == K_KMSG_REC;
+	fd = open_path(f->path, O_RDONLY | (kmsg ? O_NONBLOCK : 0));
 	if (fd < 0)
 		return CASE_FAIL;
-	if (f->kind == K_KMSG && !kmsg_drain(fd))
+	if (kmsg && !kmsg_drain(fd))
 		goto out;
+	if (f->kind == K_KMSG_REC && !kmsg_record(f))
+		goto out;
+	model(f, e, &x);
 	memset(good, CANARY, good_size);
 	buf = edge_buffer(e, &huge);
 	if (e->buf == BUF_HUGE && !huge)
@@ -911,7 +1012,7 @@ static enum case_result run_edge(struct edge_file *f, const struct edge *e)
 	}
 	ok = ok && canary_intact(e, iov, nseg, ret > 0 ? ret : 0);
 	if (ok && (e->op == OP_READ || e->op == OP_READV))
-		ok = check_after(f, fd, ret);
+		ok = check_after(f, fd, ret, err);
 out:
 	if (!ok)
 		diag("%s: %s", f->path, e->name);

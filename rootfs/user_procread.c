@@ -92,21 +92,6 @@ static ssize_t read_at(const char *path, int oflags, off_t pos,
 	return ret < 0 ? -err : ret;
 }
 
-static bool write_str(const char *path, const char *s)
-{
-	ssize_t ret;
-	int fd;
-
-	fd = open_path(path, O_WRONLY);
-	if (fd < 0)
-		return false;
-	ret = write(fd, s, strlen(s));
-	if (ret < 0)
-		diag("write %s: %s", path, strerror(errno));
-	close(fd);
-	return ret == (ssize_t)strlen(s);
-}
-
 /*
  * The three paths that need ->read_iter.  A stream keeps the file (and
  * the pipe, or the tmpfs file) open across reads, for files that consume
