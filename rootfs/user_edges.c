@@ -89,6 +89,7 @@ struct edge_file {
 	size_t size;
 	bool loaded;
 	bool load_failed;
+	double seconds;		/* spent in its cases */
 };
 
 /* ------------------------------------------------------------- the edges */
@@ -574,8 +575,12 @@ static void model(const struct edge_file *f, const struct edge *e,
 	}
 	x->why = "the file's bytes";
 
-	if (want <= good_bytes || !x->lo)
+	if (want <= good_bytes)
 		return;
+	if (!x->lo) {
+		x->or_efault = true;	/* maybe nothing to copy, maybe some */
+		return;
+	}
 	if (f->legacy && f->pci) {
 		/*
 		 * drivers/pci/proc.c of 6.1, lines 70, 79, 88, 98 and 107:
@@ -1027,10 +1032,14 @@ out:
 static enum case_result run_edge_row(const void *data)
 {
 	const struct edge_row *r = data;
+	double t0 = now_seconds();
+	enum case_result res;
 
 	if (!r->edge)
 		return absent_file(r->file);
-	return run_edge(r->file, r->edge);
+	res = run_edge(r->file, r->edge);
+	r->file->seconds += now_seconds() - t0;
+	return res;
 }
 
 /* ------------------------------------------------------------ the group */
@@ -1125,11 +1134,16 @@ static const char *edges_setup(void)
 
 static void edges_teardown(void)
 {
+	struct edge_file *slow = NULL;
 	unsigned int i;
 
 	signal(SIGALRM, SIG_DFL);
-	printf("    # %u files, %u cases in %.1f s\n", nfiles, nrows,
-	       now_seconds() - started);
+	for (i = 0; i < nfiles; i++)
+		if (!slow || files[i].seconds > slow->seconds)
+			slow = &files[i];
+	printf("    # %u files, %u cases in %.1f s; the slowest file: %s, %.1f s\n",
+	       nfiles, nrows, now_seconds() - started,
+	       slow ? slow->path : "none", slow ? slow->seconds : 0.0);
 	for (i = 0; i < nfiles; i++)
 		free(files[i].data);
 	for (i = 0; i < nrows; i++)
