@@ -64,6 +64,10 @@ const struct procfile_row procfile_rows[] = {
 	{ .name = "net_pktgen_pgctrl", .path = "/proc/net/pktgen/pgctrl",
 	  .ops = "pktgen_proc_ops", .stable = true,
 	  .kconfig = "NET_PKTGEN" },
+	/* the cache's entries; sunrpc registers auth.unix.ip itself */
+	{ .name = "net_rpc_auth_unix_ip_content",
+	  .path = "/proc/net/rpc/auth.unix.ip/content",
+	  .ops = "content_proc_ops", .stable = true, .kconfig = "SUNRPC" },
 	{ .name = "bus_input_devices", .path = "/proc/bus/input/devices",
 	  .ops = "input_devices_proc_ops", .stable = true,
 	  .may_be_empty = true },
@@ -78,6 +82,9 @@ const struct procfile_row procfile_rows[] = {
 	{ .name = "scsi_device_info", .path = "/proc/scsi/device_info",
 	  .ops = "scsi_devinfo_proc_ops", .stable = true,
 	  .kconfig = "SCSI_PROC_FS" },
+	{ .name = "acpi_wakeup", .path = "/proc/acpi/wakeup",
+	  .ops = "acpi_system_wakeup_device_proc_ops", .stable = true,
+	  .kconfig = "ACPI_SLEEP" },
 	{ .name = "mtrr", .path = "/proc/mtrr", .ops = "mtrr_proc_ops",
 	  .stable = true, .may_be_empty = true, .arch = "x86_64" },
 	/* pseries only: arch/powerpc/platforms/pseries/lparcfg.c, rtas-proc.c */
