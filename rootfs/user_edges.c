@@ -172,6 +172,7 @@ static const struct edge edges[] = {
 	READV("readv_2", seg13_51),
 	READV("readv_2_zero", seg0_64),
 	READV1024("readv_1024", OP_READV, 0),
+	PREADV2("preadv2_1", 8, seg64, 0),
 	READV1024("preadv2_1024", OP_PREADV2, 0),
 	PREADV2("preadv2_pos", -1, seg13_51, 0),
 	PREADV2("preadv2_dsync", 8, seg32_32, RWF_DSYNC),
