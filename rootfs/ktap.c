@@ -63,6 +63,8 @@ unsigned int ktap_run_group(const struct ktap_group *g, unsigned int number)
 	const char *setup_err = NULL;
 	unsigned int t, i, n = 0, failed = 0;
 
+	if (g->prepare)
+		g->prepare();
 	printf("    KTAP version 1\n    # Subtest: %s\n    1..%u\n", g->name,
 	       ktap_group_count(g));
 	fflush(stdout);

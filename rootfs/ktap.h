@@ -40,6 +40,12 @@ struct ktap_group {
 	const char *name;
 	const struct ktap_table *tables;
 	unsigned int ntables;
+	/*
+	 * Optional: fills in tables whose rows depend on the guest, before
+	 * the plan line counts them.  What it prints comes before the
+	 * group's header, where kunit.py keeps it as the group's log.
+	 */
+	void (*prepare)(void);
 	/* Optional: NULL on success, else why every case of the group fails. */
 	const char *(*setup)(void);
 	void (*teardown)(void);

@@ -9,8 +9,10 @@
  *
  * This file holds main() and the helpers the groups share.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,7 @@ static const struct ktap_group *const groups[] = {
 	&initramfs_group,
 	&procfiles_group,
 	&procread_group,
+	&edges_group,
 	&fuzz_group,
 	&race_group,
 	&unload_group,
@@ -457,4 +460,187 @@ int main(int argc, char **argv)
 	for (i = 0; i < ARRAY_SIZE(groups); i++)
 		failed += ktap_run_group(groups[i], i + 1);
 	return failed ? 1 : 0;
+}
+
+/* ------------------------------------------- the converted proc files */
+
+char kconfig(const char *sym)
+{
+	char line[512];
+	size_t len = strlen(sym);
+	char val = 'n';
+	FILE *f;
+
+	f = fopen(KERNEL_CONFIG, "r");
+	if (!f) {
+		diag("open %s: %s", KERNEL_CONFIG, strerror(errno));
+		return 'n';
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "CONFIG_", 7) && !strncmp(line + 7, sym, len) &&
+		    line[7 + len] == '=') {
+			val = line[8 + len];
+			break;
+		}
+	}
+	fclose(f);
+	return val;
+}
+
+bool exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+enum case_result need_file(const char *path, const char *sym)
+{
+	bool want = !sym || kconfig(sym) != 'n';
+	bool have = exists(path);
+
+	if (want && have)
+		return CASE_PASS;
+	if (!want && !have) {
+		static char reason[128];
+
+		snprintf(reason, sizeof(reason), "CONFIG_%s is not set: no %s",
+			 sym, path);
+		return ktap_skip(reason);
+	}
+	diag("%s %s, but CONFIG_%s is %s", path, have ? "exists" : "is missing",
+	     sym ? sym : "?", want ? "set" : "not set");
+	return CASE_FAIL;
+}
+
+bool write_str(const char *path, const char *s)
+{
+	ssize_t ret;
+	int fd;
+
+	fd = open_path(path, O_WRONLY);
+	if (fd < 0)
+		return false;
+	ret = write(fd, s, strlen(s));
+	if (ret < 0)
+		diag("write %s: %s", path, strerror(errno));
+	close(fd);
+	return ret == (ssize_t)strlen(s);
+}
+
+ssize_t read_all_step(const char *path, int oflags, unsigned char *buf,
+		      size_t max, size_t step)
+{
+	size_t got = 0;
+	ssize_t ret = 0;
+	int fd, err;
+
+	fd = open(path, oflags);
+	if (fd < 0)
+		return -errno;
+	while (got < max &&
+	       (ret = read(fd, buf + got, step < max - got ? step : max - got)) > 0)
+		got += ret;
+	err = errno;
+	close(fd);
+	return ret < 0 ? -err : (ssize_t)got;
+}
+
+ssize_t read_all(const char *path, int oflags, unsigned char *buf,
+		 size_t max)
+{
+	return read_all_step(path, oflags, buf, max, 1000);
+}
+
+/* The first path the glob matches, in @out. */
+static bool resolve(const char *pattern, char *out, size_t len)
+{
+	glob_t g;
+	bool ok;
+
+	if (glob(pattern, 0, NULL, &g))
+		return false;
+	ok = g.gl_pathc > 0 && strlen(g.gl_pathv[0]) < len;
+	if (ok)
+		strcpy(out, g.gl_pathv[0]);
+	globfree(&g);
+	return ok;
+}
+
+enum case_result procfile_locate(const struct procfile_row *r, char *path,
+				 size_t len)
+{
+	if (r->arch && strcmp(r->arch, ARCH_NAME))
+		return ktap_skip("the file exists only on another architecture");
+	if (resolve(r->path, path, len))
+		return CASE_PASS;
+	if (r->kconfig && kconfig(r->kconfig) == 'n') {
+		diag("CONFIG_%s is not set in %s", r->kconfig, KERNEL_CONFIG);
+		return ktap_skip("the kernel is configured without the file");
+	}
+	diag("%s does not exist (kernel config?)", r->path);
+	return CASE_FAIL;
+}
+
+/*
+ * Every device file under /proc/bus/pci with its sysfs config file.
+ * x86_64 guests (QEMU -M pc) always have the i440FX host bridge and the
+ * PIIX3; a pseries guest with -nodefaults may have none.
+ */
+int pci_devices(struct pci_dev *devs, int max, enum case_result *res)
+{
+	const char *bus, *slot;
+	glob_t g;
+	size_t i;
+	int n = 0;
+
+	*res = need_file("/proc/bus/pci", "PCI");
+	if (*res != CASE_PASS)
+		return 0;
+	if (glob("/proc/bus/pci/*/*", 0, NULL, &g)) {
+		if (!strcmp(ARCH_NAME, "x86_64")) {
+			diag("no device under /proc/bus/pci: QEMU -M pc has a host bridge");
+			*res = CASE_FAIL;
+		} else {
+			*res = ktap_skip("no PCI device exists in this guest");
+		}
+		return 0;
+	}
+	for (i = 0; i < g.gl_pathc && n < max; i++, n++) {
+		snprintf(devs[n].proc, sizeof(devs[n].proc), "%s",
+			 g.gl_pathv[i]);
+		bus = g.gl_pathv[i] + strlen("/proc/bus/pci/");
+		slot = strchr(bus, '/') + 1;
+		snprintf(devs[n].sysfs, sizeof(devs[n].sysfs),
+			 "/sys/bus/pci/devices/%s%.*s:%s/config",
+			 memchr(bus, ':', slot - bus) ? "" : "0000:",
+			 (int)(slot - bus - 1), bus, slot);
+	}
+	globfree(&g);
+	return n;
+}
+
+/* Depth first. */
+void asound_walk(const char *dir, struct asound_entry *paths, int *n)
+{
+	char path[sizeof(paths->path)];
+	struct dirent *d;
+	struct stat st;
+	DIR *dp;
+
+	dp = opendir(dir);
+	if (!dp)
+		return;
+	while ((d = readdir(dp)) && *n < ASOUND_MAX) {
+		if (d->d_name[0] == '.' ||
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir,
+				     d->d_name) >= sizeof(path) ||
+		    lstat(path, &st))
+			continue;
+		if (S_ISDIR(st.st_mode))
+			asound_walk(path, paths, n);
+		else if (S_ISREG(st.st_mode) && (st.st_mode & 0400))
+			strcpy(paths[(*n)++].path, path);
+	}
+	closedir(dp);
 }

@@ -27,6 +27,7 @@ extern const struct ktap_group fuzz_group;
 extern const struct ktap_group race_group;
 extern const struct ktap_group unload_group;
 extern const struct ktap_group procread_group;
+extern const struct ktap_group edges_group;
 
 /* "setfs_user bench": the measurements of bench.c; the exit status. */
 int bench_main(void);
@@ -105,5 +106,87 @@ bool series_applied(void);
 
 /* Writes the pattern back into the devices' store and checks its sum. */
 bool store_restore(void);
+
+/* ------------------------------------------- the converted proc files */
+
+#if defined(__x86_64__)
+#define ARCH_NAME	"x86_64"
+#elif defined(__powerpc64__)
+#define ARCH_NAME	"ppc64le"
+#else
+#define ARCH_NAME	"other"
+#endif
+
+/* The running kernel's .config, put into the guest by run.sh. */
+#define KERNEL_CONFIG	"/root/kernel.config"
+
+/* 'y', 'm' or 'n' for CONFIG_@sym in KERNEL_CONFIG. */
+char kconfig(const char *sym);
+
+bool exists(const char *path);
+
+/*
+ * Whether a case can go on with @path: CASE_PASS when it exists and
+ * CONFIG_@sym (if any) says it should, a skip naming the option when
+ * neither does, CASE_FAIL when they disagree.
+ */
+enum case_result need_file(const char *path, const char *sym);
+
+/* Writes @s to @path in one write(2); says why not in a diagnostic. */
+bool write_str(const char *path, const char *s);
+
+/*
+ * All of @path by read(2) in @step-sized steps (read_all: 1000), at most
+ * @max bytes; the byte count or -errno.
+ */
+ssize_t read_all_step(const char *path, int oflags, unsigned char *buf,
+		      size_t max, size_t step);
+ssize_t read_all(const char *path, int oflags, unsigned char *buf,
+		 size_t max);
+
+/*
+ * A proc file whose proc_ops part 1 of kernel-patches/ converts from
+ * seq_read to seq_read_iter: the table is in user_procfiles.c.
+ */
+struct procfile_row {
+	const char *name;
+	const char *path;	/* a glob: the first match is used */
+	const char *ops;	/* the converted proc_ops, for the diagnostics */
+	bool stable;		/* same bytes on every read */
+	bool may_be_empty;
+	const char *arch;	/* NULL: every target; else only this one */
+	const char *kconfig;	/* CONFIG_<this> creates it, if not always on */
+};
+
+extern const struct procfile_row procfile_rows[];
+extern const unsigned int procfile_nrows;
+
+/*
+ * Whether @r exists in this guest: CASE_PASS with the path in @path, a
+ * skip (another architecture, not configured) or CASE_FAIL (missing).
+ */
+enum case_result procfile_locate(const struct procfile_row *r, char *path,
+				 size_t len);
+
+/* The PCI device files (part 2) with their sysfs config files. */
+#define PCI_MAX_DEVICES	32
+
+struct pci_dev {
+	char proc[64];	/* /proc/bus/pci/00/01.0 */
+	char sysfs[96];	/* /sys/bus/pci/devices/0000:00:01.0/config */
+};
+
+/* Fills @devs; 0 with @res a skip or a failure when there are none. */
+int pci_devices(struct pci_dev *devs, int max, enum case_result *res);
+
+/* The files of /proc/asound the owner may read (at most ASOUND_MAX). */
+#define ASOUND		"/proc/asound"
+#define ASOUND_MAX	256
+
+struct asound_entry {
+	char path[128];
+};
+
+void asound_walk(const char *dir, struct asound_entry *paths, int *n);
 
 #endif /* _SETFS_USER_H */

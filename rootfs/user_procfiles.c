@@ -17,7 +17,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,23 +25,12 @@
 
 #include "setfs_user.h"
 
-#define KERNEL_CONFIG	"/root/kernel.config"
 #define PROCFILE_MAX	(4 << 20)	/* larger than any file in the table */
-
-struct procfile_row {
-	const char *name;
-	const char *path;	/* a glob: the first match is used */
-	const char *ops;	/* the converted proc_ops, for the diagnostics */
-	bool stable;		/* same bytes on every read */
-	bool may_be_empty;
-	const char *arch;	/* NULL: every target; else only this one */
-	const char *kconfig;	/* the option that creates it, if not always on */
-};
 
 #define STABLE(n, p, o)		{ .name = n, .path = p, .ops = o, .stable = true }
 #define CHANGING(n, p, o)	{ .name = n, .path = p, .ops = o }
 
-static const struct procfile_row procfile_rows[] = {
+const struct procfile_row procfile_rows[] = {
 	STABLE("kallsyms", "/proc/kallsyms", "kallsyms_proc_ops"),
 	STABLE("modules", "/proc/modules", "modules_proc_ops"),
 	CHANGING("slabinfo", "/proc/slabinfo", "slabinfo_proc_ops"),
@@ -72,10 +60,14 @@ static const struct procfile_row procfile_rows[] = {
 	{ .name = "net_ipconfig_ntp_servers",
 	  .path = "/proc/net/ipconfig/ntp_servers",
 	  .ops = "ntp_servers_proc_ops (DEFINE_PROC_SHOW_ATTRIBUTE)",
-	  .stable = true, .may_be_empty = true, .kconfig = "CONFIG_IP_PNP" },
+	  .stable = true, .may_be_empty = true, .kconfig = "IP_PNP" },
 	{ .name = "net_pktgen_pgctrl", .path = "/proc/net/pktgen/pgctrl",
 	  .ops = "pktgen_proc_ops", .stable = true,
-	  .kconfig = "CONFIG_NET_PKTGEN" },
+	  .kconfig = "NET_PKTGEN" },
+	/* the cache's entries; sunrpc registers auth.unix.ip itself */
+	{ .name = "net_rpc_auth_unix_ip_content",
+	  .path = "/proc/net/rpc/auth.unix.ip/content",
+	  .ops = "content_proc_ops", .stable = true, .kconfig = "SUNRPC" },
 	{ .name = "bus_input_devices", .path = "/proc/bus/input/devices",
 	  .ops = "input_devices_proc_ops", .stable = true,
 	  .may_be_empty = true },
@@ -83,13 +75,16 @@ static const struct procfile_row procfile_rows[] = {
 	  .ops = "input_handlers_proc_ops", .stable = true,
 	  .may_be_empty = true },
 	{ .name = "mdstat", .path = "/proc/mdstat", .ops = "mdstat_proc_ops",
-	  .stable = true, .kconfig = "CONFIG_BLK_DEV_MD" },
+	  .stable = true, .kconfig = "BLK_DEV_MD" },
 	{ .name = "scsi_scsi", .path = "/proc/scsi/scsi",
 	  .ops = "scsi_scsi_proc_ops", .stable = true, .may_be_empty = true,
-	  .kconfig = "CONFIG_SCSI_PROC_FS" },
+	  .kconfig = "SCSI_PROC_FS" },
 	{ .name = "scsi_device_info", .path = "/proc/scsi/device_info",
 	  .ops = "scsi_devinfo_proc_ops", .stable = true,
-	  .kconfig = "CONFIG_SCSI_PROC_FS" },
+	  .kconfig = "SCSI_PROC_FS" },
+	{ .name = "acpi_wakeup", .path = "/proc/acpi/wakeup",
+	  .ops = "acpi_system_wakeup_device_proc_ops", .stable = true,
+	  .kconfig = "ACPI_SLEEP" },
 	{ .name = "mtrr", .path = "/proc/mtrr", .ops = "mtrr_proc_ops",
 	  .stable = true, .may_be_empty = true, .arch = "x86_64" },
 	/* pseries only: arch/powerpc/platforms/pseries/lparcfg.c, rtas-proc.c */
@@ -112,64 +107,7 @@ static const struct procfile_row procfile_rows[] = {
 	  .arch = "ppc64le" },
 };
 
-/*
- * Whether the running kernel's config (/root/kernel.config, put there by
- * run.sh) sets @option to y or m.
- */
-static bool kconfig_enabled(const char *option)
-{
-	char line[256];
-	size_t len = strlen(option);
-	bool on = false;
-	FILE *f;
-
-	f = fopen(KERNEL_CONFIG, "r");
-	if (!f) {
-		diag("%s: %s", KERNEL_CONFIG, strerror(errno));
-		return true;	/* unknown: a missing file then fails */
-	}
-	while (!on && fgets(line, sizeof(line), f))
-		on = !strncmp(line, option, len) && line[len] == '=' &&
-		     (line[len + 1] == 'y' || line[len + 1] == 'm');
-	fclose(f);
-	return on;
-}
-
-/* The first path the glob matches, in @out. */
-static bool resolve(const char *pattern, char *out, size_t len)
-{
-	glob_t g;
-	bool ok;
-
-	if (glob(pattern, 0, NULL, &g))
-		return false;
-	ok = g.gl_pathc > 0 && strlen(g.gl_pathv[0]) < len;
-	if (ok)
-		strcpy(out, g.gl_pathv[0]);
-	globfree(&g);
-	return ok;
-}
-
-/* All of the file by read(2) in odd-sized steps; -1 on error. */
-static ssize_t read_all(const char *path, unsigned char *buf, size_t max)
-{
-	size_t got = 0;
-	ssize_t ret;
-	int fd;
-
-	fd = open_path(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	while (got < max &&
-	       (ret = read(fd, buf + got, max - got < 1000 ? max - got : 1000)) > 0)
-		got += ret;
-	if (ret < 0)
-		diag("read %s: %s", path, strerror(errno));
-	else if (got == max)
-		diag("%s is larger than the %zu bytes read", path, max);
-	close(fd);
-	return ret < 0 ? -1 : (ssize_t)got;
-}
+const unsigned int procfile_nrows = ARRAY_SIZE(procfile_rows);
 
 /* All of the file by splice(2) into a pipe, drained as it fills. */
 static ssize_t splice_all(const char *path, unsigned char *buf, size_t max)
@@ -331,24 +269,10 @@ static enum case_result run_procfile(const void *data)
 	ssize_t wn, n;
 	char path[256];
 
-#if defined(__x86_64__)
-	const char *arch = "x86_64";
-#elif defined(__powerpc64__)
-	const char *arch = "ppc64le";
-#else
-	const char *arch = "other";
-#endif
-
-	if (r->arch && strcmp(r->arch, arch))
-		return ktap_skip("the file exists only on another architecture");
-	if (!resolve(r->path, path, sizeof(path))) {
-		if (r->kconfig && !kconfig_enabled(r->kconfig)) {
-			diag("%s is not set in %s", r->kconfig, KERNEL_CONFIG);
-			return ktap_skip("the kernel is configured without the file");
-		}
-		diag("%s does not exist (kernel config?)", r->path);
-		return CASE_FAIL;
-	}
+	res = procfile_locate(r, path, sizeof(path));
+	if (res != CASE_PASS)
+		return res;
+	res = CASE_FAIL;
 	diag("%s: %s", path, r->ops);
 	if (!series_applied())
 		return run_procfile_unconverted(path);
@@ -357,8 +281,10 @@ static enum case_result run_procfile(const void *data)
 	if (!want || !got)
 		goto out;
 
-	wn = read_all(path, want, PROCFILE_MAX);
-	if (wn < 0 || (wn == 0 && !r->may_be_empty)) {
+	wn = read_all(path, O_RDONLY, want, PROCFILE_MAX);
+	if (wn == PROCFILE_MAX)
+		diag("%s is larger than the %d bytes read", path, PROCFILE_MAX);
+	if (wn < 0 || wn == PROCFILE_MAX || (wn == 0 && !r->may_be_empty)) {
 		diag("read(2) of %s gave %zd bytes", path, wn);
 		goto out;
 	}

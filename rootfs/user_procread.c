@@ -47,17 +47,13 @@
 #include "setfs_user.h"
 
 #if defined(__x86_64__)
-#define ARCH_NAME		"x86_64"
 #define SECTION_SIZE_BITS	27	/* arch/x86/include/asm/sparsemem.h */
 #elif defined(__powerpc64__)
-#define ARCH_NAME		"ppc64le"
 #define SECTION_SIZE_BITS	24	/* arch/powerpc/include/asm/sparsemem.h */
 #else
-#define ARCH_NAME		"other"
 #define SECTION_SIZE_BITS	0
 #endif
 
-#define KERNEL_CONFIG	"/root/kernel.config"
 #define BIG		(1024 * 1024)	/* more than any read of this group */
 #define CASE_TIMEOUT	30		/* seconds before SIGALRM ends a hang */
 
@@ -70,61 +66,6 @@ static void on_alarm(int sig)
 	(void)sig;
 }
 
-/* 'y', 'm' or 'n' for CONFIG_@sym in the running kernel's .config. */
-static char kconfig(const char *sym)
-{
-	char line[512];
-	size_t len = strlen(sym);
-	char val = 'n';
-	FILE *f;
-
-	f = fopen(KERNEL_CONFIG, "r");
-	if (!f) {
-		diag("open %s: %s", KERNEL_CONFIG, strerror(errno));
-		return 'n';
-	}
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "CONFIG_", 7) && !strncmp(line + 7, sym, len) &&
-		    line[7 + len] == '=') {
-			val = line[8 + len];
-			break;
-		}
-	}
-	fclose(f);
-	return val;
-}
-
-static bool exists(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0;
-}
-
-/*
- * Whether the case can go on with @path: CASE_PASS when it exists and
- * CONFIG_@sym (if any) says it should, a skip naming the option when
- * neither does, CASE_FAIL when they disagree.
- */
-static enum case_result need_file(const char *path, const char *sym)
-{
-	bool want = !sym || kconfig(sym) != 'n';
-	bool have = exists(path);
-
-	if (want && have)
-		return CASE_PASS;
-	if (!want && !have) {
-		static char reason[128];
-
-		snprintf(reason, sizeof(reason), "CONFIG_%s is not set: no %s",
-			 sym, path);
-		return ktap_skip(reason);
-	}
-	diag("%s %s, but CONFIG_%s is %s", path, have ? "exists" : "is missing",
-	     sym ? sym : "?", want ? "set" : "not set");
-	return CASE_FAIL;
-}
-
 static enum case_result need_arch(const char *arch)
 {
 	static char reason[96];
@@ -133,32 +74,6 @@ static enum case_result need_arch(const char *arch)
 		return CASE_PASS;
 	snprintf(reason, sizeof(reason), "the file exists only on %s", arch);
 	return ktap_skip(reason);
-}
-
-/* All of @path by read(2) in @step-sized steps, at most @max bytes; -errno. */
-static ssize_t read_all_step(const char *path, int oflags, unsigned char *buf,
-			     size_t max, size_t step)
-{
-	size_t got = 0;
-	ssize_t ret = 0;
-	int fd, err;
-
-	fd = open(path, oflags);
-	if (fd < 0)
-		return -errno;
-	while (got < max &&
-	       (ret = read(fd, buf + got, step < max - got ? step : max - got)) > 0)
-		got += ret;
-	err = errno;
-	close(fd);
-	return ret < 0 ? -err : (ssize_t)got;
-}
-
-/* The same in odd-sized steps. */
-static ssize_t read_all(const char *path, int oflags, unsigned char *buf,
-			size_t max)
-{
-	return read_all_step(path, oflags, buf, max, 1000);
 }
 
 /* read(2) (@pos < 0) or pread(2) of @count bytes on a fresh open; -errno. */
@@ -175,21 +90,6 @@ static ssize_t read_at(const char *path, int oflags, off_t pos,
 	err = errno;
 	close(fd);
 	return ret < 0 ? -err : ret;
-}
-
-static bool write_str(const char *path, const char *s)
-{
-	ssize_t ret;
-	int fd;
-
-	fd = open_path(path, O_WRONLY);
-	if (fd < 0)
-		return false;
-	ret = write(fd, s, strlen(s));
-	if (ret < 0)
-		diag("write %s: %s", path, strerror(errno));
-	close(fd);
-	return ret == (ssize_t)strlen(s);
 }
 
 /*
@@ -968,51 +868,6 @@ static enum case_result kpagecgroup_via(enum via v)
 
 /* ---------------------------------------------- /proc/bus/pci/<bus>/<devfn> */
 
-#define PCI_MAX_DEVICES	32
-
-struct pci_dev {
-	char proc[64];	/* /proc/bus/pci/00/01.0 */
-	char sysfs[96];	/* /sys/bus/pci/devices/0000:00:01.0/config */
-};
-
-/*
- * Every device file under /proc/bus/pci with its sysfs config file.
- * x86_64 guests (QEMU -M pc) always have the i440FX host bridge and the
- * PIIX3; a pseries guest with -nodefaults may have none.
- */
-static int pci_devices(struct pci_dev *devs, int max, enum case_result *res)
-{
-	const char *bus, *slot;
-	glob_t g;
-	size_t i;
-	int n = 0;
-
-	*res = need_file("/proc/bus/pci", "PCI");
-	if (*res != CASE_PASS)
-		return 0;
-	if (glob("/proc/bus/pci/*/*", 0, NULL, &g)) {
-		if (!strcmp(ARCH_NAME, "x86_64")) {
-			diag("no device under /proc/bus/pci: QEMU -M pc has a host bridge");
-			*res = CASE_FAIL;
-		} else {
-			*res = ktap_skip("no PCI device exists in this guest");
-		}
-		return 0;
-	}
-	for (i = 0; i < g.gl_pathc && n < max; i++, n++) {
-		snprintf(devs[n].proc, sizeof(devs[n].proc), "%s",
-			 g.gl_pathv[i]);
-		bus = g.gl_pathv[i] + strlen("/proc/bus/pci/");
-		slot = strchr(bus, '/') + 1;
-		snprintf(devs[n].sysfs, sizeof(devs[n].sysfs),
-			 "/sys/bus/pci/devices/%s%.*s:%s/config",
-			 memchr(bus, ':', slot - bus) ? "" : "0000:",
-			 (int)(slot - bus - 1), bus, slot);
-	}
-	globfree(&g);
-	return n;
-}
-
 /* As root: the whole config space, and every small unaligned piece of it. */
 static enum case_result pci_config_matches_sysfs(enum via v)
 {
@@ -1482,34 +1337,6 @@ static enum case_result profile_via(enum via v)
 
 /* ----------------------------------------------------------- /proc/asound */
 
-#define ASOUND		"/proc/asound"
-#define ASOUND_MAX	256
-
-/* The files of /proc/asound the owner may read, depth first. */
-static void asound_walk(const char *dir, char (*paths)[128], int *n)
-{
-	char path[128];
-	struct dirent *d;
-	struct stat st;
-	DIR *dp;
-
-	dp = opendir(dir);
-	if (!dp)
-		return;
-	while ((d = readdir(dp)) && *n < ASOUND_MAX) {
-		if (d->d_name[0] == '.' ||
-		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir,
-				     d->d_name) >= sizeof(path) ||
-		    lstat(path, &st))
-			continue;
-		if (S_ISDIR(st.st_mode))
-			asound_walk(path, paths, n);
-		else if (S_ISREG(st.st_mode) && (st.st_mode & 0400))
-			strcpy(paths[(*n)++], path);
-	}
-	closedir(dp);
-}
-
 static enum case_result asound_text(const char *path, const char *sym,
 				    const char *want)
 {
@@ -1562,7 +1389,7 @@ static enum case_result asound_entries_via(enum via v)
 {
 	enum case_result res = need_file(ASOUND, "SND");
 	unsigned char *want = malloc(65536), *got = malloc(65536);
-	char (*paths)[128] = calloc(ASOUND_MAX, sizeof(*paths));
+	struct asound_entry *paths = calloc(ASOUND_MAX, sizeof(*paths));
 	ssize_t wlen, glen;
 	bool ok = want && got && paths;
 	int i, n = 0;
@@ -1574,21 +1401,21 @@ static enum case_result asound_entries_via(enum via v)
 	ok = n > 0;
 	for (i = 0; i < n; i++) {
 		if (v == VIA_SPLICE)
-			diag("%s", paths[i]);
-		wlen = read_all(paths[i], O_RDONLY, want, 65536);
-		glen = via_read(v, paths[i], O_RDONLY, 0, got, 65536);
+			diag("%s", paths[i].path);
+		wlen = read_all(paths[i].path, O_RDONLY, want, 65536);
+		glen = via_read(v, paths[i].path, O_RDONLY, 0, got, 65536);
 		/*
 		 * Text entries: seq_read_iter since part 1 of the series;
 		 * a kernel without it (setfs_series=none) still has
 		 * ->proc_read = seq_read there, so EINVAL.
 		 */
 		if (!series_applied()) {
-			if (!check_kret(paths[i], glen, -EINVAL))
+			if (!check_kret(paths[i].path, glen, -EINVAL))
 				ok = false;
 			continue;
 		}
-		if (!check_kret(paths[i], glen, wlen) ||
-		    (glen > 0 && !check_mem(paths[i], got, want, glen)))
+		if (!check_kret(paths[i].path, glen, wlen) ||
+		    (glen > 0 && !check_mem(paths[i].path, got, want, glen)))
 			ok = false;
 	}
 out:
