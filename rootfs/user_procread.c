@@ -1125,6 +1125,7 @@ static enum case_result kmsg_bad_buffer(enum via v)
 	char marker[64];
 	bool ok, found = false;
 	void *gone;
+	ssize_t ret;
 	int fd;
 
 	(void)v;
@@ -1137,10 +1138,17 @@ static enum case_result kmsg_bad_buffer(enum via v)
 	ok = stream_open(&s, VIA_NONE, KMSG, O_RDONLY | O_NONBLOCK) &&
 	     kmsg_drain(&s, NULL) && kmsg_mark(marker, sizeof(marker));
 	fd = s.fd;
-	ok = ok && check_errno("read(2) into NULL", read(fd, null_buf, 64),
-			       errno, have_proc_read ? EINVAL : EFAULT);
-	ok = ok && check_errno("read(2) into an unmapped page",
-			       read(fd, gone, 64), errno, EFAULT);
+	if (ok) {
+		/* read() before errno: argument order is unspecified */
+		ret = read(fd, null_buf, 64);
+		ok = check_errno("read(2) into NULL", ret, errno,
+				 have_proc_read ? EINVAL : EFAULT);
+	}
+	if (ok) {
+		ret = read(fd, gone, 64);
+		ok = check_errno("read(2) into an unmapped page", ret, errno,
+				 EFAULT);
+	}
 	if (ok && !have_proc_read) {
 		ok = kmsg_read_to(&s, marker, &found);
 		if (ok && !found)
@@ -2206,6 +2214,15 @@ static enum case_result need_error_log(size_t *rec)
 	return need_file(ERROR_LOG, NULL);
 }
 
+/* read(2) first, then errno: argument order is unspecified in C. */
+static bool rtas_read_errno(int fd, void *buf, size_t count, const char *what,
+			    int want)
+{
+	ssize_t ret = read(fd, buf, count);
+
+	return check_errno(what, ret, errno, want);
+}
+
 static enum case_result rtas_error_log_read(enum via v)
 {
 	enum case_result res;
@@ -2232,18 +2249,18 @@ static enum case_result rtas_error_log_read(enum via v)
 	if (ok) {
 		ok = check_errno("read(2) with nothing logged", ret, errno,
 				 EAGAIN) &&
-		     check_errno("read(2) of one byte", read(fd, buf, 1), errno,
-				 EINVAL) &&
-		     check_errno("read(2) of one byte less than a record",
-				 read(fd, buf, rec - 1), errno, EINVAL) &&
+		     rtas_read_errno(fd, buf, 1, "read(2) of one byte",
+				     EINVAL) &&
+		     rtas_read_errno(fd, buf, rec - 1,
+				     "read(2) of one byte less than a record",
+				     EINVAL) &&
 		     /*
 		      * rtasd.c: ->proc_read refuses NULL with EINVAL; the
 		      * series' fault_in_iov_iter_writeable() check gives
 		      * EFAULT, before anything is consumed.
 		      */
-		     check_errno("read(2) into NULL",
-				 read(fd, null_buf, 2 * rec), errno,
-				 have_proc_read ? EINVAL : EFAULT);
+		     rtas_read_errno(fd, null_buf, 2 * rec, "read(2) into NULL",
+				     have_proc_read ? EINVAL : EFAULT);
 	}
 	if (fd >= 0)
 		close(fd);
