@@ -56,6 +56,9 @@ Commands:
   uharness       compile the converted ->proc_read_iter methods of the
                  prepared tree in user space under ASan/UBSan and read them
                  at hostile offsets (kernel-patches/uharness/)
+                 architecture) and run checkpatch.pl --strict; then the
+                 Coccinelle rules of kernel-patches/coccinelle/ on their
+                 fixtures and on every .c file the series touches
   help           this text
 
 Options:
@@ -1384,6 +1387,139 @@ check_new_warnings() {
 	git -C "$CHECK_TREE" checkout -q --detach "$final"
 }
 
+# ------------------------------------------------------------ static checks
+
+# The Coccinelle rules of kernel-patches/coccinelle/ that check-patches runs
+# over the series (each prints "file:line: RULE: message"), and the package
+# that has spatch.
+COCCI_DIR=$REPO/kernel-patches/coccinelle
+COCCI_RULES="pos_narrow iov_iter_fields copy_under_lock"
+CHECK_PKGS="coccinelle"
+
+# cocci_run RULE DIR FILE...: RULE's findings on the FILEs (relative to
+# DIR), sorted.  One spatch per file, $JOBS at a time: the files given to
+# one spatch are matched as one unit.  Fails when spatch fails on a file
+# (its messages are in $CACHE/check/logs/cocci.log).
+cocci_run() {
+	local rule=$1 dir=$2 out rc=0
+
+	shift 2
+	[ $# -gt 0 ] || return 0
+	out=$(cd "$dir" && printf '%s\0' "$@" | xargs -0 -r -n 1 -P "$JOBS" \
+		spatch -D report --very-quiet --no-includes --include-headers \
+		--timeout 120 --sp-file "$COCCI_DIR/$rule.cocci" \
+		2>>"$CACHE/check/logs/cocci.log") || rc=$?
+	[ -z "$out" ] || sort -t: -k1,1 -k2,2n <<<"$out"
+	return "$rc"
+}
+
+# cocci_expected FIXTURE: "RULE LINE" for each "expect: RULE" comment.
+cocci_expected() {
+	awk '{
+		s = $0
+		while (match(s, /expect: [a-z_]+/)) {
+			print substr(s, RSTART + 8, RLENGTH - 8), NR
+			s = substr(s, RSTART + RLENGTH)
+		}
+	}' "$1" | sort -u
+}
+
+# cocci_selftest: every rule on every fixture in kernel-patches/coccinelle/
+# tests/.  A fixture passes when the rules flag exactly the lines its
+# "expect: RULE" comments name: a rule that stops flagging v1's shapes, or
+# flags a clean file, fails it.  Each rule must be expected somewhere, so
+# that deleting the expectations cannot make a silent rule pass.  Sets
+# STATIC_P and STATIC_F.
+cocci_selftest() {
+	local f rule want got rc missed extra
+
+	STATIC_P=0 STATIC_F=0
+	for f in "$COCCI_DIR"/tests/*.c; do
+		rc=0
+		got=$(for rule in $COCCI_RULES; do
+			cocci_run "$rule" "${f%/*}" "${f##*/}" || exit 1
+		done) || rc=1
+		got=$(sed -n 's/^[^:]*:\([0-9]*\): \([a-z_]*\): .*/\2 \1/p' <<<"$got" | sort -u)
+		want=$(cocci_expected "$f")
+		if [ "$rc" -ne 0 ]; then
+			echo "not ok ${f##*/}: spatch failed (log: $CACHE/check/logs/cocci.log)"
+		elif [ "$got" = "$want" ]; then
+			echo "ok ${f##*/}: $(grep -c . <<<"$want" || true) lines flagged as declared"
+			STATIC_P=$((STATIC_P + 1))
+			continue
+		else
+			missed=$(comm -23 <(echo "$want") <(echo "$got") | paste -sd, -)
+			extra=$(comm -13 <(echo "$want") <(echo "$got") | paste -sd, -)
+			echo "not ok ${f##*/}: missed: ${missed:-none}; not declared: ${extra:-none}"
+		fi
+		STATIC_F=$((STATIC_F + 1))
+	done
+	for rule in $COCCI_RULES; do
+		if ! grep -q "expect: $rule\b" "$COCCI_DIR"/tests/*.c; then
+			echo "not ok $rule: no fixture expects a finding of it"
+			STATIC_F=$((STATIC_F + 1))
+		fi
+	done
+}
+
+# cocci_added_lines BASE: "file:line" for each line of a .c file that the
+# check tree's commits after BASE add or change.
+cocci_added_lines() {
+	git -C "$CHECK_TREE" diff -U0 "$1" HEAD -- '*.c' | awk '
+		/^\+\+\+ b\// { f = substr($0, 7) }
+		/^@@/ {
+			split($3, a, ",")
+			n = (a[2] == "") ? 1 : a[2]
+			for (i = 0; i < n; i++)
+				print f ":" substr(a[1], 2) + i
+		}'
+}
+
+# cocci_check BASE: the rules on every .c file that the check tree's
+# commits after BASE touch, at the last of them.  A finding on a line that
+# the series adds fails its rule and names the patch; one on a line of
+# BASE is listed as older.  One result per rule in STATIC_P and STATIC_F.
+cocci_check() {
+	local base=$1 rule files added out line loc commit t0
+	local -a new old
+
+	STATIC_P=0 STATIC_F=0
+	mapfile -t files < <(git -C "$CHECK_TREE" diff --name-only --diff-filter=AMR \
+		"$base" HEAD -- '*.c')
+	added=$(cocci_added_lines "$base")
+	for rule in $COCCI_RULES; do
+		t0=$(now)
+		new=() old=()
+		if ! out=$(cocci_run "$rule" "$CHECK_TREE" "${files[@]}"); then
+			printf '[cocci] %-20s spatch FAILED (log: %s)\n' "$rule" \
+				"$CACHE/check/logs/cocci.log"
+			STATIC_F=$((STATIC_F + 1))
+			continue
+		fi
+		while IFS= read -r line; do
+			[ -n "$line" ] || continue
+			loc=$(cut -d: -f1,2 <<<"$line")
+			if grep -qxF "$loc" <<<"$added"; then
+				commit=$(git -C "$CHECK_TREE" blame -s -L "${loc#*:},${loc#*:}" \
+					"$base..HEAD" -- "${loc%%:*}" | cut -d' ' -f1)
+				new+=("$line (patch $(printf '%04d' \
+					"$(git -C "$CHECK_TREE" rev-list --count "$base..$commit")"))")
+			else
+				old+=("$line")
+			fi
+		done <<<"$out"
+		printf '[cocci] %-20s %d files: %d new, %d before the series (%ss)\n' \
+			"$rule" "${#files[@]}" "${#new[@]}" "${#old[@]}" "$(elapsed "$t0")"
+		[ ${#new[@]} -eq 0 ] || printf '        %s\n' "${new[@]}"
+		[ ${#old[@]} -eq 0 ] || printf '        before the series: %s\n' "${old[@]}"
+		if [ ${#new[@]} -eq 0 ]; then
+			STATIC_P=$((STATIC_P + 1))
+		else
+			STATIC_F=$((STATIC_F + 1))
+		fi
+	done
+}
+
 cmd_check_patches() {
 	local patches p i=0 n t0 t_all rev out srcs f arch objs cp_out
 	local passed=0 failed=0 built untested=() result
@@ -1391,8 +1527,8 @@ cmd_check_patches() {
 	declare -A by_arch
 
 	t_all=$(now)
-	# shellcheck disable=SC2086 # HOST_PKGS is a word list
-	ensure_pkgs $HOST_PKGS
+	# shellcheck disable=SC2086 # word lists
+	ensure_pkgs $HOST_PKGS $CHECK_PKGS
 	[ -d "$TREE/.git" ] || prepare_tree
 	mapfile -t patches < <(series_patches)
 	n=${#patches[@]}
@@ -1474,6 +1610,16 @@ cmd_check_patches() {
 			failed=$((failed + 1))
 		fi
 	done
+	# The static checks, once over the whole series: the rules' own
+	# fixtures first (a rule that misses v1's shapes proves nothing), then
+	# every .c file the series touches, at its last patch.
+	: >"$CACHE/check/logs/cocci.log"
+	echo "static checks: Coccinelle fixtures"
+	cocci_selftest
+	passed=$((passed + STATIC_P)) failed=$((failed + STATIC_F))
+	echo "static checks: Coccinelle rules on the series"
+	cocci_check pristine
+	passed=$((passed + STATIC_P)) failed=$((failed + STATIC_F))
 	if [ ${#untested[@]} -gt 0 ]; then
 		echo "not compile-tested:"
 		printf '    %s\n' "${untested[@]}"
