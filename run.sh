@@ -1270,8 +1270,13 @@ check_sources() {
 					while read -r line; do
 						enclosing_symbol "$CHECK_TREE/$f" "$line"
 					done
+				# The function or macro named in a hunk header, unless
+				# the hunk only adds lines after it ("-N,0"): then it
+				# is context, not changed (pcm_dbg() before a new
+				# declaration in <sound/pcm.h>).
 				git -C "$CHECK_TREE" diff -U0 "$rev~1" "$rev" -- "$f" |
-					sed -n 's/^@@ .* @@ .*[^A-Za-z_0-9]\([A-Za-z_][A-Za-z_0-9]*\)(.*/\1/p'
+					sed -n '/^@@ -[0-9]*,0 /d
+						s/^@@ .* @@ .*[^A-Za-z_0-9]\([A-Za-z_][A-Za-z_0-9]*\)(.*/\1/p'
 			} | sort -u | while read -r sym; do
 				[ -n "$sym" ] || continue
 				# Users of a common header under arch/ need that
