@@ -1350,7 +1350,7 @@ check_warnings_at() {
 	# One job: see cmd_check_patches.  A build error is a warning too.
 	make "${CHECK_ARGS[@]}" -j1 C=1 W=1 KCFLAGS=-Wno-error "$@" >"$log" 2>&1 || true
 	sed -n 's|^\(\.\./\)*||; s|^'"$CHECK_TREE"'/||
-		s|^\([^: ]*\.[ch]\):[0-9]*:[0-9]*: \(warning\|error\): \(.*\)|\1: \2: \3|p' \
+		s#^\([^: ]*\.[ch]\):[0-9]*\(:[0-9]*\)\{0,1\}: \(warning\|error\): \(.*\)#\1: \3: \4#p' \
 		"$log" | sort
 }
 
