@@ -1338,7 +1338,6 @@ checkpatch_exceptions() {
 # The compiler's and sparse's warnings (make C=1 W=1, -Werror off) for
 # objects built in the check tree at REV, one "file: message" per line,
 # without line numbers so that code moved by a patch still matches.
-# Extra words after the objects go to make.
 check_warnings_at() {
 	local rev=$1 arch=$2 log=$3 f
 	shift 3
