@@ -1116,7 +1116,10 @@ static enum case_result kmsg_nonblock_empty_eagain(enum via v)
  * and the marker is still in the log.
  */
 /* NULL, hidden from the compiler's nonnull checks on read(2). */
-static void *volatile null_buf;
+static __attribute__((noipa)) void *null_ptr(void)
+{
+	return NULL;
+}
 
 static enum case_result kmsg_bad_buffer(enum via v)
 {
@@ -1140,7 +1143,7 @@ static enum case_result kmsg_bad_buffer(enum via v)
 	fd = s.fd;
 	if (ok) {
 		/* read() before errno: argument order is unspecified */
-		ret = read(fd, null_buf, 64);
+		ret = read(fd, null_ptr(), 64);
 		ok = check_errno("read(2) into NULL", ret, errno,
 				 have_proc_read ? EINVAL : EFAULT);
 	}
@@ -2259,7 +2262,7 @@ static enum case_result rtas_error_log_read(enum via v)
 		      * series' fault_in_iov_iter_writeable() check gives
 		      * EFAULT, before anything is consumed.
 		      */
-		     rtas_read_errno(fd, null_buf, 2 * rec, "read(2) into NULL",
+		     rtas_read_errno(fd, null_ptr(), 2 * rec, "read(2) into NULL",
 				     have_proc_read ? EINVAL : EFAULT);
 	}
 	if (fd >= 0)
