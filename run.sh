@@ -867,7 +867,10 @@ accel_for_target() {
 	auto) ;;
 	*) die "SETFS_ACCEL must be tcg, kvm or auto, not '$want'" ;;
 	esac
-	if [ "$T_LINUX_ARCH" != "$(uname -m)" ] || [ ! -w /dev/kvm ]; then
+	# KVM runs a guest of the host's own architecture.  Compare Debian's
+	# names for both: Linux's ARCH (powerpc, arm64) is not uname -m's
+	# (ppc64le, aarch64), and the record keeps them apart.
+	if [ "$T_DEB_ARCH" != "$(dpkg --print-architecture)" ] || [ ! -w /dev/kvm ]; then
 		echo tcg
 		return
 	fi
