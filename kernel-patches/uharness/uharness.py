@@ -90,6 +90,8 @@ HARNESSES = [
     Harness("proc_dev_atm_read", "atm",
             ["net/atm/proc.c: proc_dev_atm_read"], FileModel(kind="record"),
             per_variant={"no-proc_read": FileModel(kind="record-einval")}),
+    Harness("read_profile", "profile", ["kernel/profile.c: read_profile"],
+            FileModel(negative=(-EINVAL,))),
     Harness("proc_read_simdisk", "simdisk",
             ["arch/xtensa/platforms/iss/simdisk.c: proc_read_simdisk"]),
     Harness("salinfo", "salinfo",
