@@ -5,7 +5,9 @@
  */
 #include <linux/anon_inodes.h>
 #include <linux/file.h>
+#include <linux/glob.h>
 #include <linux/module.h>
+#include <linux/string.h>
 
 #include "setfs_kunit.h"
 
@@ -174,6 +176,71 @@ void setfs_kunit_flush_fput(struct kunit_suite *suite)
 {
 	flush_delayed_fput();
 }
+
+/*
+ * filter_glob: what kunit.py's filter_glob selects for built-in suites, for
+ * this module's suites, with several globs: "SUITE" or "SUITE.CASE" (split
+ * at the first dot, as kunit.py splits it), comma-separated.  The KUnit
+ * executor of 6.1 filters only built-in suites, so the module filters its
+ * own before KUnit's module notifier runs them at MODULE_STATE_LIVE.
+ */
+static char *filter_glob;
+module_param(filter_glob, charp, 0444);
+MODULE_PARM_DESC(filter_glob,
+		 "run only matching suites and cases: SUITE[.CASE] globs, comma-separated");
+
+#define SETFS_GLOB_MAX 128
+
+static bool setfs_filter_match(const char *suite, const char *test)
+{
+	const char *p = filter_glob, *end, *dot;
+	char glob[SETFS_GLOB_MAX];
+	size_t len;
+
+	while (*p) {
+		end = strchrnul(p, ',');
+		len = min_t(size_t, end - p, sizeof(glob) - 1);
+		memcpy(glob, p, len);
+		glob[len] = '\0';
+		p = *end ? end + 1 : end;
+		dot = strchr(glob, '.');
+		if (dot)
+			glob[dot - glob] = '\0';
+		if (glob_match(glob, suite) &&
+		    (!dot || glob_match(glob + (dot - glob) + 1, test)))
+			return true;
+	}
+	return false;
+}
+
+static int __init setfs_kunit_init(void)
+{
+	struct kunit_suite **suites = THIS_MODULE->kunit_suites;
+	struct kunit_case *c, *kept;
+	int i, n = 0;
+
+	if (!filter_glob || !*filter_glob)
+		return 0;
+	for (i = 0; i < THIS_MODULE->num_kunit_suites; i++) {
+		kept = suites[i]->test_cases;
+		for (c = suites[i]->test_cases; c->run_case; c++) {
+			if (setfs_filter_match(suites[i]->name, c->name))
+				*kept++ = *c;
+		}
+		if (kept == suites[i]->test_cases)
+			continue;
+		memset(kept, 0, sizeof(*kept));
+		suites[n++] = suites[i];
+	}
+	THIS_MODULE->num_kunit_suites = n;
+	return 0;
+}
+module_init(setfs_kunit_init);
+
+static void __exit setfs_kunit_exit(void)
+{
+}
+module_exit(setfs_kunit_exit);
 
 MODULE_DESCRIPTION("KUnit tests for the set_fs() removal");
 MODULE_LICENSE("GPL");

@@ -4,7 +4,10 @@
  * and flushed before every case, so a crash still leaves every finished
  * result on stdout.
  */
+#define _GNU_SOURCE	/* strchrnul() */
+#include <fnmatch.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "ktap.h"
 
@@ -34,13 +37,64 @@ enum case_result run_test_case(const void *row)
 	return c->run();
 }
 
-static unsigned int ktap_group_count(const struct ktap_group *g)
-{
-	unsigned int i, n = 0;
+static const char *filter;
 
-	for (i = 0; i < g->ntables; i++)
-		n += g->tables[i].count;
+void ktap_set_filter(const char *f)
+{
+	filter = f && *f ? f : NULL;
+}
+
+bool ktap_selected(const char *suite, const char *name)
+{
+	const char *p = filter, *end;
+	char glob[256], *dot;
+	size_t len;
+
+	if (!p)
+		return true;
+	while (*p) {
+		end = strchrnul(p, ',');
+		len = (size_t)(end - p);
+		if (len >= sizeof(glob))
+			len = sizeof(glob) - 1;
+		memcpy(glob, p, len);
+		glob[len] = '\0';
+		p = *end ? end + 1 : end;
+		dot = strchr(glob, '.');
+		if (dot)
+			*dot++ = '\0';
+		if (fnmatch(glob, suite, 0))
+			continue;
+		if (!name || !dot || !fnmatch(dot, name, 0))
+			return true;
+	}
+	return false;
+}
+
+static const char *row_name(const struct ktap_table *tab, unsigned int i)
+{
+	const void *row = (const char *)tab->rows + i * tab->row_size;
+
+	return *(const char * const *)row;
+}
+
+static unsigned int selected_count(const struct ktap_group *g)
+{
+	unsigned int t, i, n = 0;
+
+	for (t = 0; t < g->ntables; t++)
+		for (i = 0; i < g->tables[t].count; i++)
+			n += ktap_selected(g->name, row_name(&g->tables[t], i));
 	return n;
+}
+
+unsigned int ktap_group_select(const struct ktap_group *g)
+{
+	if (!ktap_selected(g->name, NULL))
+		return 0;
+	if (g->prepare)
+		g->prepare();
+	return selected_count(g);
 }
 
 static void ktap_result(unsigned int n, const char *name, enum case_result r)
@@ -63,10 +117,8 @@ unsigned int ktap_run_group(const struct ktap_group *g, unsigned int number)
 	const char *setup_err = NULL;
 	unsigned int t, i, n = 0, failed = 0;
 
-	if (g->prepare)
-		g->prepare();
 	printf("    KTAP version 1\n    # Subtest: %s\n    1..%u\n", g->name,
-	       ktap_group_count(g));
+	       selected_count(g));
 	fflush(stdout);
 	if (g->setup)
 		setup_err = g->setup();
@@ -76,9 +128,11 @@ unsigned int ktap_run_group(const struct ktap_group *g, unsigned int number)
 		for (i = 0; i < tab->count; i++) {
 			const void *row = (const char *)tab->rows +
 					  i * tab->row_size;
-			const char *name = *(const char * const *)row;
+			const char *name = row_name(tab, i);
 			enum case_result r;
 
+			if (!ktap_selected(g->name, name))
+				continue;
 			skip_reason = NULL;
 			if (setup_err) {
 				diag("group setup failed: %s", setup_err);

@@ -12,6 +12,7 @@
 #define _SETFS_KTAP_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -42,8 +43,8 @@ struct ktap_group {
 	unsigned int ntables;
 	/*
 	 * Optional: fills in tables whose rows depend on the guest, before
-	 * the plan line counts them.  What it prints comes before the
-	 * group's header, where kunit.py keeps it as the group's log.
+	 * the filter and the plan lines count them.  It runs before the
+	 * top-level plan line, so it must not print.
 	 */
 	void (*prepare)(void);
 	/* Optional: NULL on success, else why every case of the group fails. */
@@ -65,7 +66,26 @@ void diag(const char *fmt, ...) __printf(1, 2);
 /* Ends the current case as skipped, with @reason on its result line. */
 enum case_result ktap_skip(const char *reason);
 
-/* Runs every case of @g as subtest @number; returns the failures. */
+/*
+ * kunit.py's filter: @filter is a comma-separated list of globs, each
+ * SUITE or SUITE.CASE (split at the first dot, fnmatch(3) patterns).  A
+ * group is a suite, its rows are cases.  NULL or "" selects everything.
+ */
+void ktap_set_filter(const char *filter);
+
+/* Whether @suite.@name is selected; for @name NULL, whether a case may be. */
+bool ktap_selected(const char *suite, const char *name);
+
+/*
+ * Runs @g's prepare() if the filter may select it; then the number of its
+ * cases the filter selects (0: the group is left out of the report).
+ */
+unsigned int ktap_group_select(const struct ktap_group *g);
+
+/*
+ * Runs the selected cases of @g as subtest @number (after
+ * ktap_group_select()); returns the failures.
+ */
 unsigned int ktap_run_group(const struct ktap_group *g, unsigned int number);
 
 #endif /* _SETFS_KTAP_H */
