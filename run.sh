@@ -1079,6 +1079,11 @@ print("split %d %d %d %d %d %d" % tuple(kunit + user))
 EOF
 ) || die "$T_NAME: cannot read $json"
 	echo "$counts" | awk '$1 == "suite" { printf "    %-28s %4d passed %4d failed %4d skipped\n", $2, $3, $4, $5 }'
+	# Guest seconds per part: each setfs_user group, the KUnit module's
+	# load (all its suites) and the selftest ("# setfs-time:" lines).
+	sed -n 's/^# setfs-time: \([^ ]*\) \([0-9.]*\)$/\1 \2/p' "$ktap" >"$T_WORK/times"
+	[ ! -s "$T_WORK/times" ] ||
+		awk '{ printf "%s%s %.1fs", (NR > 1 ? ", " : "    guest time: "), $1, $2 } END { print "" }' "$T_WORK/times"
 	read -r _ T_PASS T_FAIL T_SKIP < <(echo "$counts" | grep '^total')
 	read -r _ T_SPLIT < <(echo "$counts" | grep '^split')
 	while read -r _ name; do
@@ -1876,6 +1881,39 @@ bench_harness() {
 	bench_run "edit, 'setfs_proc' on x86_64" 6 "$copy" kunit --arch x86_64 setfs_proc
 	bench_run "back to the unedited repo" 20 "$REPO" kunit
 	rm -rf "$copy"
+	bench_group_times
+}
+
+# Where the guest's time goes: seconds per part and target, from the
+# last unfiltered run's "# setfs-time:" lines (report_target).
+bench_group_times() {
+	local arch files=()
+
+	for arch in $DEFAULT_ARCHES; do
+		load_target "$arch"
+		files+=("$T_NAME=$T_WORK/times")
+	done
+	echo
+	echo "==== guest seconds per part (last warm run) ===="
+	python3 - "${files[@]}" <<'EOF'
+import sys
+
+cols, rows = [], {}
+for arg in sys.argv[1:]:
+    name, path = arg.split("=", 1)
+    cols.append(name)
+    try:
+        with open(path) as fh:
+            for line in fh:
+                part, secs = line.split()
+                rows.setdefault(part, {})[name] = float(secs)
+    except OSError:
+        pass
+print("%-26s" % "part" + "".join("%14s" % c for c in cols))
+for part, by in rows.items():
+    print("%-26s" % part + "".join(
+        "%14s" % ("%.1f" % by[c] if c in by else "-") for c in cols))
+EOF
 }
 
 # bench_edit FILE: a change that makes FILE's object build again.

@@ -8,6 +8,7 @@
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "ktap.h"
 
@@ -112,10 +113,19 @@ static void ktap_result(unsigned int n, const char *name, enum case_result r)
 	fflush(stdout);
 }
 
+static double monotonic_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 unsigned int ktap_run_group(const struct ktap_group *g, unsigned int number)
 {
 	const char *setup_err = NULL;
 	unsigned int t, i, n = 0, failed = 0;
+	double t0 = monotonic_seconds();
 
 	printf("    KTAP version 1\n    # Subtest: %s\n    1..%u\n", g->name,
 	       selected_count(g));
@@ -147,6 +157,8 @@ unsigned int ktap_run_group(const struct ktap_group *g, unsigned int number)
 	if (g->teardown && !setup_err)
 		g->teardown();
 	printf("%s %u %s\n", failed ? "not ok" : "ok", number, g->name);
+	/* how long the group took: report_target() in run.sh tabulates it */
+	printf("# setfs-time: %s %.2f\n", g->name, monotonic_seconds() - t0);
 	fflush(stdout);
 	return failed;
 }
