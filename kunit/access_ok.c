@@ -139,9 +139,7 @@ static struct kunit_case setfs_access_ok_test_cases[] = {
 	{}
 };
 
-static struct kunit_suite setfs_access_ok_suite = {
+struct kunit_suite setfs_access_ok_suite = {
 	.name = "setfs_access_ok",
 	.test_cases = setfs_access_ok_test_cases,
 };
-
-kunit_test_suites(&setfs_access_ok_suite);

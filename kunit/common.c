@@ -180,9 +180,7 @@ void setfs_kunit_flush_fput(struct kunit_suite *suite)
 /*
  * filter_glob: what kunit.py's filter_glob selects for built-in suites, for
  * this module's suites, with several globs: "SUITE" or "SUITE.CASE" (split
- * at the first dot, as kunit.py splits it), comma-separated.  The KUnit
- * executor of 6.1 filters only built-in suites, so the module filters its
- * own before KUnit's module notifier runs them at MODULE_STATE_LIVE.
+ * at the first dot, as kunit.py splits it), comma-separated.
  */
 static char *filter_glob;
 module_param(filter_glob, charp, 0444);
@@ -213,32 +211,51 @@ static bool setfs_filter_match(const char *suite, const char *test)
 	return false;
 }
 
+/* Keeps the selected cases of @suite, in order; false if none is. */
+static bool setfs_filter_suite(struct kunit_suite *suite)
+{
+	struct kunit_case *c, *kept = suite->test_cases;
+
+	for (c = suite->test_cases; c->run_case; c++) {
+		if (setfs_filter_match(suite->name, c->name))
+			*kept++ = *c;
+	}
+	if (kept == suite->test_cases)
+		return false;
+	memset(kept, 0, sizeof(*kept));
+	return true;
+}
+
+/* The order of the KTAP report; a new suite is added here too. */
+static struct kunit_suite *setfs_suites[] = {
+	&setfs_kernel_rw_suite,
+	&setfs_splice_suite,
+	&setfs_proc_suite,
+	&setfs_sysctl_suite,
+	&setfs_nofault_suite,
+	&setfs_access_ok_suite,
+	&setfs_sockptr_suite,
+};
+
+static struct kunit_suite *setfs_selected[ARRAY_SIZE(setfs_suites)];
+static int setfs_nselected;
+
 static int __init setfs_kunit_init(void)
 {
-	struct kunit_suite **suites = THIS_MODULE->kunit_suites;
-	struct kunit_case *c, *kept;
-	int i, n = 0;
+	int i;
 
-	if (!filter_glob || !*filter_glob)
-		return 0;
-	for (i = 0; i < THIS_MODULE->num_kunit_suites; i++) {
-		kept = suites[i]->test_cases;
-		for (c = suites[i]->test_cases; c->run_case; c++) {
-			if (setfs_filter_match(suites[i]->name, c->name))
-				*kept++ = *c;
-		}
-		if (kept == suites[i]->test_cases)
-			continue;
-		memset(kept, 0, sizeof(*kept));
-		suites[n++] = suites[i];
+	for (i = 0; i < ARRAY_SIZE(setfs_suites); i++) {
+		if (!filter_glob || !*filter_glob ||
+		    setfs_filter_suite(setfs_suites[i]))
+			setfs_selected[setfs_nselected++] = setfs_suites[i];
 	}
-	THIS_MODULE->num_kunit_suites = n;
-	return 0;
+	return __kunit_test_suites_init(setfs_selected, setfs_nselected);
 }
 module_init(setfs_kunit_init);
 
 static void __exit setfs_kunit_exit(void)
 {
+	__kunit_test_suites_exit(setfs_selected, setfs_nselected);
 }
 module_exit(setfs_kunit_exit);
 

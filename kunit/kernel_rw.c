@@ -547,10 +547,8 @@ static struct kunit_case setfs_kernel_rw_cases[] = {
 	{}
 };
 
-static struct kunit_suite setfs_kernel_rw_suite = {
+struct kunit_suite setfs_kernel_rw_suite = {
 	.name = "setfs_kernel_rw",
 	.test_cases = setfs_kernel_rw_cases,
 	.suite_exit = setfs_kunit_flush_fput,
 };
-
-kunit_test_suites(&setfs_kernel_rw_suite);

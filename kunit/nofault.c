@@ -384,11 +384,9 @@ static struct kunit_case setfs_nofault_test_cases[] = {
 	{}
 };
 
-static struct kunit_suite setfs_nofault_suite = {
+struct kunit_suite setfs_nofault_suite = {
 	.name = "setfs_nofault",
 	.suite_init = setfs_nofault_suite_init,
 	.suite_exit = setfs_nofault_suite_exit,
 	.test_cases = setfs_nofault_test_cases,
 };
-
-kunit_test_suites(&setfs_nofault_suite);

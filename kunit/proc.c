@@ -295,10 +295,8 @@ static struct kunit_case setfs_proc_test_cases[] = {
 	{}
 };
 
-static struct kunit_suite setfs_proc_suite = {
+struct kunit_suite setfs_proc_suite = {
 	.name = "setfs_proc",
 	.test_cases = setfs_proc_test_cases,
 	.suite_exit = setfs_kunit_flush_fput,
 };
-
-kunit_test_suites(&setfs_proc_suite);

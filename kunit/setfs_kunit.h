@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * setfs_kunit: helpers shared by the suites of the module (common.c).
- * Every suite lives in its own file and registers itself with
- * kunit_test_suites(); in 6.1 that only places the suite in the
- * .kunit_test_suites section, so one module can carry many of them.
+ * Every suite lives in its own file and is listed in SETFS_KUNIT_SUITES.
  */
 #ifndef _SETFS_KUNIT_H
 #define _SETFS_KUNIT_H
@@ -13,6 +11,22 @@
 #include <linux/types.h>
 
 #include "setfs_probe_api.h"
+
+/*
+ * The module's suites, one per file.  common.c lists them in the order
+ * they run and runs them from the module's init, after its filter_glob
+ * parameter has removed what it does not select.  kunit_test_suites() is
+ * not used: in 6.1 it leaves a module's suites to KUnit's module
+ * notifier, which runs them at MODULE_STATE_COMING, before the module's
+ * parameters are parsed, so no parameter could filter them.
+ */
+extern struct kunit_suite setfs_kernel_rw_suite;
+extern struct kunit_suite setfs_splice_suite;
+extern struct kunit_suite setfs_proc_suite;
+extern struct kunit_suite setfs_sysctl_suite;
+extern struct kunit_suite setfs_nofault_suite;
+extern struct kunit_suite setfs_access_ok_suite;
+extern struct kunit_suite setfs_sockptr_suite;
 
 /* More than MAX_RW_COUNT, so read and write paths have to clamp it. */
 #define SETFS_OVER_MAX_RW	((size_t)MAX_RW_COUNT + PAGE_SIZE)

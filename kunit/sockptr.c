@@ -316,9 +316,7 @@ static struct kunit_case setfs_sockptr_test_cases[] = {
 	{}
 };
 
-static struct kunit_suite setfs_sockptr_suite = {
+struct kunit_suite setfs_sockptr_suite = {
 	.name = "setfs_sockptr",
 	.test_cases = setfs_sockptr_test_cases,
 };
-
-kunit_test_suites(&setfs_sockptr_suite);

@@ -153,10 +153,8 @@ static struct kunit_case setfs_splice_test_cases[] = {
 	{}
 };
 
-static struct kunit_suite setfs_splice_suite = {
+struct kunit_suite setfs_splice_suite = {
 	.name = "setfs_splice",
 	.test_cases = setfs_splice_test_cases,
 	.suite_exit = setfs_kunit_flush_fput,
 };
-
-kunit_test_suites(&setfs_splice_suite);

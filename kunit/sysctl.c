@@ -226,12 +226,10 @@ static struct kunit_case setfs_sysctl_test_cases[] = {
 	{}
 };
 
-static struct kunit_suite setfs_sysctl_suite = {
+struct kunit_suite setfs_sysctl_suite = {
 	.name = "setfs_sysctl",
 	.init = setfs_sysctl_init,
 	.exit = setfs_sysctl_exit,
 	.test_cases = setfs_sysctl_test_cases,
 	.suite_exit = setfs_kunit_flush_fput,
 };
-
-kunit_test_suites(&setfs_sysctl_suite);
