@@ -14,6 +14,11 @@ TREE=$CACHE/linux
 TREE_STATE=$CACHE/tree.state
 JOBS=${SETFS_JOBS:-$(nproc)}
 BOOT_TIMEOUT=${SETFS_TIMEOUT:-300}
+# The user tests' soak (their options, see rootfs/init): "full" is
+# setfs_user's own defaults (100000 fuzz operations per case, 10000 race
+# iterations, 200 + 50 unload cycles), what "test" runs; "quick" a tenth
+# of each, the default of the edit-test loop ("kunit", "shell").
+SOAK_QUICK="setfs_fuzz_ops=10000 setfs_race_iterations=1000 setfs_unload_cycles=20 setfs_unload_module_cycles=5"
 DEFAULT_ARCHES="x86_64 x86_64-la57 ppc64le"
 # "test" adds x86_64's debug flavour and Debian's own kernel.
 TEST_ARCHES="$DEFAULT_ARCHES x86_64+debug x86_64-debian"
@@ -77,6 +82,9 @@ Options:
                  KASAN, UBSAN, lockdep, KFENCE, ...; config/debug.config)
                  in a build directory of its own
   --timeout SEC  guest timeout in seconds (default: $BOOT_TIMEOUT)
+  --soak WHICH   the user tests' fuzz, race and unload counts: "quick"
+                 (default of kunit and shell: a tenth) or "full" (default
+                 of test: setfs_user's own counts)
   -h, --help     this text
 
 Environment: SETFS_CACHE (default ~/.cache/setfs-probe), SETFS_JOBS,
@@ -929,6 +937,12 @@ check_firmware() {
 	die "$T_NAME: QEMU firmware $fw not found in /usr/share/qemu (Debian package qemu-system-data)"
 }
 
+# The command line words of the soak (SOAK: quick or full), with a
+# leading space; SETFS_GUEST_ARGS comes after them and wins.
+soak_args() {
+	[ "$SOAK" != quick ] || echo " $SOAK_QUICK"
+}
+
 # qemu_cmd MODE ACCEL: the QEMU command line in QEMU[].
 qemu_cmd() {
 	local mode=$1 accel=$2 kernel
@@ -939,7 +953,7 @@ qemu_cmd() {
 	QEMU=("$T_QEMU" -accel "$accel" $T_QEMU_ARGS -m 512 -smp 2 -nodefaults
 	      -display none -no-reboot -kernel "$kernel"
 	      -initrd "$T_WORK/initramfs.cpio"
-	      -append "console=$T_CONSOLE panic=-1 profile=2 $T_CMDLINE setfs_mode=$mode setfs_halt=$T_HALT setfs_target=$T_BASE${FILTER:+ setfs_filter=$FILTER}${SETFS_GUEST_ARGS:+ $SETFS_GUEST_ARGS}")
+	      -append "console=$T_CONSOLE panic=-1 profile=2 $T_CMDLINE setfs_mode=$mode setfs_halt=$T_HALT setfs_target=$T_BASE${FILTER:+ setfs_filter=$FILTER}$(soak_args)${SETFS_GUEST_ARGS:+ $SETFS_GUEST_ARGS}")
 }
 
 boot_shell() {
@@ -1732,6 +1746,7 @@ distro_debug_exits_2|boots a distribution kernel: it has no debug flavour|kunit 
 glob_comma_exits_2|filter glob 'setfs_proc,setfs_splice': only letters|kunit setfs_proc,setfs_splice
 glob_no_suite_exits_2|filter glob '.read*' has no suite part|kunit .read*
 glob_not_for_test_exits_2|unexpected argument 'setfs_proc'|test setfs_proc
+bad_soak_exits_2|--soak takes quick or full, not 'long'|kunit --soak long
 EOF
 	echo "$passed passed, $failed failed"
 	SUM_P=$((SUM_P + passed)) SUM_F=$((SUM_F + failed))
@@ -2009,6 +2024,11 @@ cmd_kunit() {
 	echo
 	echo "==== summary ===="
 	[ -z "$FILTER" ] || echo "filter: ${FILTER//,/ } (only the matching suites and cases ran)"
+	if [ "$SOAK" = quick ]; then
+		echo "soak: quick ($SOAK_QUICK); --soak full or ./run.sh test for the full counts"
+	else
+		echo "soak: full (setfs_user's own fuzz, race and unload counts)"
+	fi
 	printf '%-14s %7s %7s %8s   %-17s %-17s %6s\n' target passed failed skipped \
 		"kunit p/f/s" "user p/f/s" boot_s
 	for r in "${RESULTS[@]}"; do
@@ -2103,6 +2123,7 @@ main() {
 
 	ARCHES=${DEFAULT_ARCHES// /,}
 	KEEP_TREE=0
+	SOAK=
 	DEBUG=0
 	BENCH_WHAT=
 	ARCHES_GIVEN=0
@@ -2116,6 +2137,8 @@ main() {
 		--timeout) [ $# -ge 2 ] || usage_error "--timeout needs a value"; BOOT_TIMEOUT=$2; shift ;;
 		--timeout=*) BOOT_TIMEOUT=${1#--timeout=} ;;
 		--keep-tree) KEEP_TREE=1 ;;
+		--soak) [ $# -ge 2 ] || usage_error "--soak needs a value"; SOAK=$2; shift ;;
+		--soak=*) SOAK=${1#--soak=} ;;
 		--debug) DEBUG=1 ;;
 		-*) usage_error "unknown option '$1'" ;;
 		*)
@@ -2141,6 +2164,11 @@ main() {
 	case "${BENCH_WHAT:-all}" in
 	all|guest|harness|cold) ;;
 	*) usage_error "bench: unknown measurement '$BENCH_WHAT' (guest, harness or cold)" ;;
+	esac
+	case "$SOAK" in
+	'') [ "$cmd" = test ] && SOAK=full || SOAK=quick ;;
+	quick|full) ;;
+	*) usage_error "--soak takes quick or full, not '$SOAK'" ;;
 	esac
 	case "$BOOT_TIMEOUT" in
 	''|*[!0-9]*|0) usage_error "--timeout takes seconds (more than 0), not '$BOOT_TIMEOUT'" ;;
