@@ -151,11 +151,15 @@ hash_files() {
 hash_dir_files() {
 	local d
 
+	# Sorted per directory, in the order given: sorting the absolute
+	# paths together would order the repo's files and the tree's by
+	# where the repo is, and a copy of the repo (bench harness) would
+	# get other keys.
 	for d in "$@"; do
 		find "$d" -type f ! -name '*.o' ! -name '*.ko' ! -name '*.cmd' \
 			! -name '*.mod' ! -name '*.mod.c' ! -name 'modules.order' \
-			! -name 'Module.symvers' -print
-	done | LC_ALL=C sort | while read -r f; do
+			! -name 'Module.symvers' -print | LC_ALL=C sort
+	done | while read -r f; do
 		printf '%s\n' "${f#"$REPO"/}"
 		cat "$f"
 	done | sha256sum | cut -d' ' -f1
