@@ -51,7 +51,8 @@ Commands:
                  init suite (setfs_guest, setfs_selftest_splice).  The
                  guest filters: changing GLOBs rebuilds nothing
   test           what CI runs: the harness's usage checks, "kunit" on the
-                 selected targets (default: ${TEST_ARCHES// /,}),
+                 selected targets (default: ${TEST_ARCHES// /,}; full
+                 soak), the harness's unit tests (harness/tests),
                  "uharness" and "check-patches"
   shell          boot the guest with an interactive shell (modules in /root)
   bench [WHAT]   measure; WHAT is "guest" (iter vs legacy read paths,
@@ -1020,126 +1021,30 @@ guest_failure() {
 
 # ---------------------------------------------------------------- report
 
-SPLAT_RE='Kernel panic|Oops|BUG:|WARNING: CPU:|Call Trace:|general protection fault|UBSAN:|KASAN:|KFENCE:|possible recursive locking|circular locking dependency'
-
 # Cut the guest's KTAP block out of the console, parse it with the tree's
-# kunit.py, count the results.
+# kunit_parser, count the results, check taint and splats: harness/report.py
+# (the guest protocol's host side is harness/guest.py).  It prints the
+# target's report and leaves the numbers in $T_WORK/report.txt.
 report_target() {
-	local log=$T_WORK/console.log ktap=$T_WORK/results.ktap json=$T_WORK/results.json
-	local counts splat name taint first
+	local rc=0 key val
 
-	tr -d '\r' <"$log" | sed -n '/^SETFS-KTAP-BEGIN$/,/^SETFS-KTAP-END$/p' |
-		sed '1d;$d' >"$ktap"
-	if ! grep -qx 'SETFS-KTAP-END' <(tr -d '\r' <"$log"); then
-		if grep -qE "$SPLAT_RE" "$log"; then
-			guest_failure "the guest crashed before reporting"
-		else
-			guest_failure "the guest stopped before reporting its results"
-		fi
+	(cd "$REPO" && python3 -m harness.report --tree "$TREE" --name "$T_NAME" \
+		--work "$T_WORK" ${FILTER:+--filter "$FILTER"}) || rc=$?
+	if [ "$rc" -eq 2 ]; then
+		guest_failure "$(sed -n 's/^guest_error=//p' "$T_WORK/report.txt")"
 		return 1
 	fi
-	echo
-	echo "==== $T_NAME: KTAP ===="
-	cat "$ktap"
-	echo "==== $T_NAME: parsed by tools/testing/kunit/kunit.py ===="
-	python3 "$TREE/tools/testing/kunit/kunit.py" parse --json="$json" "$ktap" \
-		>"$T_WORK/parse.log" 2>&1 || true
-	cat "$T_WORK/parse.log"
-	counts=$(python3 - "$json" <<'EOF'
-import json, sys
-
-def count(group):
-    """passed, failed, skipped over every leaf below group."""
-    p = f = s = 0
-    for case in group["test_cases"]:
-        st = case["status"]
-        if st == "PASS":
-            p += 1
-        elif st == "SKIP":
-            s += 1
-        else:
-            f += 1
-    for sub in group["sub_groups"]:
-        sp, sf, ss = count(sub)
-        p += sp; f += sf; s += ss
-    return p, f, s
-
-with open(sys.argv[1]) as fh:
-    top = json.load(fh)
-def failures(group, path):
-    for case in group["test_cases"]:
-        if case["status"] not in ("PASS", "SKIP"):
-            print("failcase %s" % ".".join(path + [case["name"]]))
-    for sub in group["sub_groups"]:
-        failures(sub, path + [sub["name"]])
-
-failures(top, [])
-for suite in top["sub_groups"]:
-    print("suite %s %d %d %d" % ((suite["name"],) + count(suite)))
-for case in top["test_cases"]:
-    # A top-level result without subtests: a suite that reported nothing,
-    # or one skipped as a whole (KUnit on a kernel without it).
-    skipped = case["status"] == "SKIP"
-    print("suite %s 0 %d %d" % (case["name"], not skipped, skipped))
-print("total %d %d %d" % count(top))
-# KUnit suites run in the kernel; setfs_user_*, setfs_guest and
-# setfs_selftest_* run in user space.
-kunit = [0, 0, 0]
-user = [0, 0, 0]
-for suite in top["sub_groups"]:
-    side = user if suite["name"].startswith(("setfs_user_", "setfs_guest", "setfs_selftest_")) else kunit
-    for i, v in enumerate(count(suite)):
-        side[i] += v
-for case in top["test_cases"]:
-    side = user if case["name"].startswith(("setfs_user_", "setfs_guest", "setfs_selftest_")) else kunit
-    side[2 if case["status"] == "SKIP" else 1] += 1
-print("split %d %d %d %d %d %d" % tuple(kunit + user))
-EOF
-) || die "$T_NAME: cannot read $json"
-	echo "$counts" | awk '$1 == "suite" { printf "    %-28s %4d passed %4d failed %4d skipped\n", $2, $3, $4, $5 }'
-	# Guest seconds per part: each setfs_user group, the KUnit module's
-	# load (all its suites) and the selftest ("# setfs-time:" lines).
-	sed -n 's/^# setfs-time: \([^ ]*\) \([0-9.]*\)$/\1 \2/p' "$ktap" >"$T_WORK/times"
-	[ ! -s "$T_WORK/times" ] ||
-		awk '{ printf "%s%s %.1fs", (NR > 1 ? ", " : "    guest time: "), $1, $2 } END { print "" }' "$T_WORK/times"
-	read -r _ T_PASS T_FAIL T_SKIP < <(echo "$counts" | grep '^total')
-	read -r _ T_SPLIT < <(echo "$counts" | grep '^split')
-	while read -r _ name; do
-		FAILED_CASES+=("$T_NAME: $name")
-	done < <(echo "$counts" | grep '^failcase ' || true)
-	if [ "$T_PASS$T_FAIL$T_SKIP" = 000 ]; then
-		T_FAIL=1
-		if [ -n "$FILTER" ]; then
-			echo "run.sh: $T_NAME: the filter '$FILTER' selected no test" >&2
-		else
-			echo "run.sh: $T_NAME: the guest reported no test results" >&2
-		fi
-	fi
-	if grep -q '\[ERROR\]' "$T_WORK/parse.log"; then
-		echo "run.sh: $T_NAME: kunit.py found errors in the KTAP (see above)" >&2
-		T_FAIL=$((T_FAIL + 1))
-	fi
-	# Taint: only out-of-tree (O, 4096), unsigned module (E, 8192) and
-	# KUnit test (N, 262144) are expected.
-	taint=$(tr -d '\r' <"$log" | sed -n 's/^setfs-init: tainted=\([0-9]*\)$/\1/p' | tail -n 1)
-	if [ -z "$taint" ]; then
-		echo "run.sh: $T_NAME: the guest did not report its taint" >&2
-		T_FAIL=$((T_FAIL + 1))
-	elif [ $((taint & ~(4096 | 8192 | 262144))) -ne 0 ]; then
-		echo "run.sh: $T_NAME: the kernel is tainted $taint (more than O, E and N)" >&2
-		T_FAIL=$((T_FAIL + 1))
-	fi
-	splat=$(grep -nE "$SPLAT_RE" "$log" || true)
-	if [ -n "$splat" ]; then
-		echo "run.sh: $T_NAME: the console shows a kernel splat:" >&2
-		echo "$splat" | head -20 >&2
-		# The first report in full: what KASAN, lockdep or the oops says.
-		first=${splat%%:*}
-		echo "---- $log, from line $first ----" >&2
-		tr -d '\r' <"$log" | sed -n "$first,$((first + 40))p" >&2
-		T_FAIL=$((T_FAIL + 1))
-	fi
-	echo "    console log: $log"
+	[ "$rc" -eq 0 ] || die "$T_NAME: harness/report.py failed (exit $rc)"
+	T_PASS=0 T_FAIL=0 T_SKIP=0 T_SPLIT=
+	while IFS='=' read -r key val; do
+		case "$key" in
+		passed) T_PASS=$val ;;
+		failed) T_FAIL=$val ;;
+		skipped) T_SKIP=$val ;;
+		split) T_SPLIT=$val ;;
+		failcase) FAILED_CASES+=("$T_NAME: $val") ;;
+		esac
+	done <"$T_WORK/report.txt"
 }
 
 # ---------------------------------------------------------- check-patches
@@ -1798,6 +1703,25 @@ cmd_uharness() {
 	[ "$rc" -eq 0 ] && [ "$f" -eq 0 ]
 }
 
+# The harness's own unit tests (harness/tests: the report on recorded
+# consoles of every target and on broken ones, the bench tables), one
+# case per test.  They read the prepared tree's kunit_parser.py.
+cmd_harness_tests() {
+	local out line p=0 f=1 s=0
+
+	echo "==== harness unit tests ===="
+	out=$(cd "$REPO" && SETFS_TREE=$TREE python3 -m harness.unittests 2>&1) || true
+	echo "$out"
+	line=$(tail -n 1 <<<"$out")
+	if [[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
+		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]} s=${BASH_REMATCH[3]}
+	else
+		echo "harness unit tests: no summary line"
+	fi
+	SUM_P=$((SUM_P + p)) SUM_F=$((SUM_F + f)) SUM_S=$((SUM_S + s))
+	[ "$f" -eq 0 ]
+}
+
 # CI's command: the harness checks, every default target, the user-space
 # harness and the series compile test; one summary line over all of them.
 cmd_test() {
@@ -1806,6 +1730,8 @@ cmd_test() {
 	[ "$ARCHES_GIVEN" = 1 ] || ARCHES=${TEST_ARCHES// /,}
 	cmd_selftest || rc=1
 	cmd_kunit || rc=1
+	echo
+	cmd_harness_tests || rc=1
 	echo
 	cmd_uharness || rc=1
 	echo

@@ -1,0 +1,151 @@
+# SPDX-License-Identifier: GPL-2.0
+"""harness.report on recorded console logs, kunit_tool_test.py-style.
+
+logs/*.console.log.gz are the consoles of the five targets of one full
+./run.sh test run (full soak, no filter).  The other cases are those logs
+edited the way a broken run looks: a failing case, a splat, a hang, a
+crash, a bad taint, no taint line, a filter that selects nothing, KTAP
+that kunit.py cannot parse.  They need the prepared tree's kunit_parser
+($SETFS_TREE, else ~/.cache/setfs-probe/linux).
+"""
+
+import gzip
+import io
+import os
+import tempfile
+import unittest
+from contextlib import redirect_stderr, redirect_stdout
+
+from harness import report
+
+LOGS = os.path.join(os.path.dirname(__file__), "logs")
+TREE = os.environ.get("SETFS_TREE") or os.path.join(
+    os.environ.get("SETFS_CACHE") or os.path.expanduser("~/.cache/setfs-probe"),
+    "linux")
+
+# What each recorded run reported (passed, failed, skipped) and its
+# KUnit / user split, as run.sh printed it then.
+RECORDED = {
+    "x86_64": ((2356, 0, 43), (368, 0, 1), (1988, 0, 42)),
+    "x86_64-la57": ((2356, 0, 43), (368, 0, 1), (1988, 0, 42)),
+    "ppc64le": ((2418, 0, 34), (367, 0, 2), (2051, 0, 32)),
+    "x86_64-debug": ((2356, 0, 43), (368, 0, 1), (1988, 0, 42)),
+    "x86_64-debian": ((2278, 0, 57), (0, 0, 7), (2278, 0, 50)),
+}
+
+
+def console(name):
+    with gzip.open(os.path.join(LOGS, name + ".console.log.gz"), "rt") as fh:
+        return [line.rstrip("\n").replace("\r", "") for line in fh]
+
+
+def replace_once(lines, old, new):
+    out, done = [], False
+    for line in lines:
+        if not done and line == old:
+            out.append(new)
+            done = True
+        else:
+            out.append(line)
+    if not done:
+        raise AssertionError(f"no line {old!r} in the recorded log")
+    return out
+
+
+@unittest.skipUnless(os.path.isfile(os.path.join(
+    TREE, "tools/testing/kunit/kunit_parser.py")),
+    f"no prepared tree with kunit_parser.py at {TREE} (./run.sh kunit makes one)")
+class ReportTest(unittest.TestCase):
+
+    def test_recorded_runs(self):
+        for name, (total, kunit, user) in RECORDED.items():
+            with self.subTest(target=name):
+                rep = report.report(console(name), TREE)
+                self.assertIsNone(rep.guest_error)
+                self.assertEqual((rep.passed, rep.failed, rep.skipped), total)
+                self.assertEqual(rep.kunit, kunit)
+                self.assertEqual(rep.user, user)
+                self.assertEqual(rep.problems, [])
+                self.assertEqual(rep.failed_cases, [])
+                self.assertEqual(rep.taint & ~report.guest.TAINT_ALLOWED, 0)
+                self.assertIn("setfs_user_edges", [t[0] for t in rep.times])
+                self.assertEqual(sum(s[1] for s in rep.suites), rep.passed)
+
+    def test_failing_case_is_named(self):
+        lines = replace_once(console("x86_64"), "    ok 1 insmod_setfs_probe",
+                             "    not ok 1 insmod_setfs_probe")
+        rep = report.report(lines, TREE)
+        self.assertEqual((rep.passed, rep.failed), (2355, 1))
+        self.assertEqual(rep.failed_cases, ["setfs_guest.insmod_setfs_probe"])
+
+    def test_splat_fails_the_target(self):
+        lines = console("x86_64-debug")
+        i = lines.index(report.guest.KTAP_BEGIN)
+        lines[i:i] = ["BUG: KASAN: slab-out-of-bounds in setfs_read+0x1c/0x40"]
+        rep = report.report(lines, TREE)
+        self.assertEqual(rep.passed, 2356)
+        self.assertEqual(rep.failed, 1)
+        self.assertEqual(rep.splat[0][1],
+                         "BUG: KASAN: slab-out-of-bounds in setfs_read+0x1c/0x40")
+        self.assertIn("the console shows a kernel splat:", rep.problems)
+
+    def test_hang_and_crash(self):
+        lines = console("ppc64le")
+        cut = lines[:lines.index(report.guest.KTAP_END) - 100]
+        rep = report.report(cut, TREE)
+        self.assertEqual(rep.guest_error,
+                         "the guest stopped before reporting its results")
+        rep = report.report(cut + ["Kernel panic - not syncing: Fatal exception"], TREE)
+        self.assertEqual(rep.guest_error, "the guest crashed before reporting")
+
+    def test_taint(self):
+        lines = console("x86_64")
+        taint = [l for l in lines if l.startswith(report.guest.TAINT_PREFIX)][-1]
+        value = int(taint[len(report.guest.TAINT_PREFIX):])
+        bad = replace_once(lines, taint, report.guest.TAINT_PREFIX + str(value | 512))
+        rep = report.report(bad, TREE)
+        self.assertEqual(rep.problems,
+                         [f"the kernel is tainted {value | 512} (more than O, E and N)"])
+        self.assertEqual(rep.failed, 1)
+        rep = report.report([l for l in lines if l != taint], TREE)
+        self.assertEqual(rep.problems, ["the guest did not report its taint"])
+
+    def test_filter_that_selects_nothing(self):
+        lines = ["boot", report.guest.KTAP_BEGIN, "KTAP version 1", "1..0",
+                 report.guest.KTAP_END, report.guest.TAINT_PREFIX + "4096"]
+        rep = report.report(lines, TREE, filt="nosuchsuite")
+        self.assertEqual(rep.problems[0], "the filter 'nosuchsuite' selected no test")
+        self.assertGreaterEqual(rep.failed, 1)
+
+    def test_unparsable_ktap(self):
+        lines = ["boot", report.guest.KTAP_BEGIN, "KTAP version 1", "1..3",
+                 "ok 1 setfs_guest", report.guest.KTAP_END,
+                 report.guest.TAINT_PREFIX + "4096"]
+        rep = report.report(lines, TREE)
+        self.assertIn("kunit.py found errors in the KTAP (see above)", rep.problems)
+
+    def test_main_writes_what_run_sh_reads(self):
+        with tempfile.TemporaryDirectory() as work:
+            with open(os.path.join(work, "console.log"), "w") as fh:
+                fh.writelines(l + "\n" for l in console("x86_64-la57"))
+            out, err = io.StringIO(), io.StringIO()
+            with redirect_stdout(out), redirect_stderr(err):
+                rc = report.main(["--tree", TREE, "--name", "x86_64-la57",
+                                  "--work", work])
+            self.assertEqual(rc, 0)
+            with open(os.path.join(work, "report.txt")) as fh:
+                got = fh.read().splitlines()
+            self.assertEqual(got[:4], ["passed=2356", "failed=0", "skipped=43",
+                                       "split=368 0 1 1988 0 42"])
+            self.assertIn("==== x86_64-la57: KTAP ====", out.getvalue())
+            self.assertIn("    setfs_user_edges", out.getvalue())
+            self.assertEqual(err.getvalue(), "")
+            with open(os.path.join(work, "console.log"), "w") as fh:
+                fh.write("no results here\n")
+            with redirect_stdout(io.StringIO()):
+                rc = report.main(["--tree", TREE, "--name", "t", "--work", work])
+            self.assertEqual(rc, 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
