@@ -195,8 +195,6 @@ ensure_pkgs() {
 	fi
 }
 
-# check_target_name NAME: NAME is a target record, or a kernel target's
-# debug flavour NAME+debug.
 # check_glob GLOB: a filter glob the guest can take on the kernel command
 # line and split as kunit.py does (commas separate globs there; the
 # kernel's glob_match() has no escapes; 127 bytes fit its buffer).
@@ -210,6 +208,8 @@ check_glob() {
 	[[ ${g%%.*} =~ [^.] ]] || usage_error "filter glob '$g' has no suite part (SUITE or SUITE.CASE)"
 }
 
+# check_target_name NAME: NAME is a target record, or a kernel target's
+# debug flavour NAME+debug.
 check_target_name() {
 	local base=${1%+debug}
 
@@ -227,10 +227,11 @@ load_target() {
 	check_target_name "$1"
 	unset T_LINUX_ARCH T_CROSS T_DEB_ARCH T_FRAGMENTS T_IMAGE T_QEMU \
 		T_QEMU_ARGS T_CONSOLE T_HALT T_PKGS T_KIND T_DEB_FLAVOUR \
-		T_CMDLINE T_FIRMWARE T_DEB_IMAGE
+		T_CMDLINE T_FIRMWARE T_DEB_IMAGE T_KERNEL_OF
 	# shellcheck source=targets/x86_64.conf
 	. "$REPO/targets/$base.conf"
 	T_KIND=${T_KIND:-tree}
+	T_KERNEL_OF=${T_KERNEL_OF:-}
 	T_CMDLINE=${T_CMDLINE:-}
 	T_FIRMWARE=${T_FIRMWARE:-}
 	T_NAME=$1
@@ -241,8 +242,21 @@ load_target() {
 		T_FLAVOUR=debug
 		dir=$base-debug
 	fi
-	T_BUILD=$CACHE/build/$dir
 	T_WORK=$CACHE/work/$dir
+	# T_KERNEL_OF: the normal flavour boots another target's kernel (same
+	# config; its build and work directory hold the kernel, the in-tree
+	# modules and their stamps).  A debug flavour builds its own.
+	T_KOWNER=
+	if [ -n "$T_KERNEL_OF" ] && [ "$T_FLAVOUR" = normal ]; then
+		if [ ! -f "$REPO/targets/$T_KERNEL_OF.conf" ] || [ "$T_KERNEL_OF" = "$base" ] ||
+		   grep -q '^T_KERNEL_OF=' "$REPO/targets/$T_KERNEL_OF.conf"; then
+			die "targets/$base.conf: T_KERNEL_OF=$T_KERNEL_OF is not another target that builds its own kernel"
+		fi
+		T_KOWNER=$T_KERNEL_OF
+		dir=$T_KERNEL_OF
+	fi
+	T_BUILD=$CACHE/build/$dir
+	T_KWORK=$CACHE/work/$dir
 	MAKE_ARGS=(-C "$TREE" O="$T_BUILD" ARCH="$T_LINUX_ARCH"
 		   CROSS_COMPILE="$T_CROSS" CC="ccache ${T_CROSS}gcc"
 		   HOSTCC="ccache gcc" -j"$JOBS")
@@ -443,23 +457,28 @@ fragments() {
 # Every option the fragments ask for must be in .config as asked.
 verify_config() {
 	local cfg=$1 frag line name dropped=()
+	local -A setting=() origin=()
 
 	shift
+	# A later fragment overrides an earlier one (merge_config.sh does):
+	# check each option's last setting.
 	for frag in "$@"; do
 		while IFS= read -r line; do
 			case "$line" in
-			CONFIG_*=*)
-				grep -qxF -- "$line" "$cfg" || dropped+=("$line (${frag#"$REPO"/})")
-				;;
-			'# CONFIG_'*' is not set')
-				name=${line#\# }
-				name=${name%% *}
-				if grep -q "^$name=" "$cfg"; then
-					dropped+=("$line (${frag#"$REPO"/})")
-				fi
-				;;
+			CONFIG_*=*) name=${line%%=*} ;;
+			'# CONFIG_'*' is not set') name=${line#\# }; name=${name%% *} ;;
+			*) continue ;;
 			esac
+			setting[$name]=$line
+			origin[$name]=${frag#"$REPO"/}
 		done <"$frag"
+	done
+	for name in "${!setting[@]}"; do
+		line=${setting[$name]}
+		case "$line" in
+		CONFIG_*=*) grep -qxF -- "$line" "$cfg" ;;
+		*) ! grep -q "^$name=" "$cfg" ;;
+		esac || dropped+=("$line (${origin[$name]})")
 	done
 	if [ ${#dropped[@]} -gt 0 ]; then
 		printf '  %s\n' "${dropped[@]}" >&2
@@ -511,22 +530,22 @@ build_kernel() {
 
 	t0=$(now)
 	key="$(tree_id) $(sha256sum <"$T_BUILD/.config" | cut -d' ' -f1) $("${T_CROSS}gcc" -dumpfullversion)"
-	if [ -n "$(tree_id)" ] && stamp_ok "$T_WORK/stamp.kernel" "$key" &&
+	if [ -n "$(tree_id)" ] && stamp_ok "$T_KWORK/stamp.kernel" "$key" &&
 	   [ -f "$T_BUILD/$T_IMAGE" ] && [ -f "$T_BUILD/Module.symvers" ] &&
-	   [ -d "$T_WORK/modroot/lib/modules" ]; then
+	   [ -d "$T_KWORK/modroot/lib/modules" ]; then
 		record_stage kernel "up to date" "$(elapsed "$t0")"
 		KERNEL_KEY=$key
 		return
 	fi
-	rm -f "$T_WORK/stamp.kernel"
+	rm -f "$T_KWORK/stamp.kernel"
 	info "building the $T_NAME kernel (log: $T_WORK/build.log)"
 	export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 	run_make "$T_WORK/build.log" "kernel build" all
 	# In-tree modules (test_module for the splice selftest) for the guest.
-	rm -rf "$T_WORK/modroot"
+	rm -rf "$T_KWORK/modroot"
 	run_make "$T_WORK/modules_install.log" "modules_install" modules_install \
-		INSTALL_MOD_PATH="$T_WORK/modroot" INSTALL_MOD_STRIP=1
-	echo "$key" >"$T_WORK/stamp.kernel"
+		INSTALL_MOD_PATH="$T_KWORK/modroot" INSTALL_MOD_STRIP=1
+	echo "$key" >"$T_KWORK/stamp.kernel"
 	KERNEL_KEY=$key
 	record_stage kernel "built" "$(elapsed "$t0")"
 }
@@ -678,9 +697,9 @@ file /root/selftests/splice/short_splice_read.sh $TREE/$SPLICE_SELFTEST/short_sp
 file /root/selftests/splice/splice_read $T_WORK/user/splice_read 0755 0 0
 EOF
 	# The installed in-tree modules, for modprobe in the guest.
-	(cd "$T_WORK/modroot" &&
+	(cd "$T_KWORK/modroot" &&
 	 find lib -type d -printf 'dir /%p 0755 0 0\n' &&
-	 find lib -type f -printf "file /%p $T_WORK/modroot/%p 0644 0 0\n") >>"$list"
+	 find lib -type f -printf "file /%p $T_KWORK/modroot/%p 0644 0 0\n") >>"$list"
 	"$gen" -t "$CPIO_MTIME" "$list" >"$cpio.new" 2>"$T_WORK/rootfs.log" ||
 		{ cat "$T_WORK/rootfs.log" >&2; die "$T_NAME: gen_init_cpio failed"; }
 	mv "$cpio.new" "$cpio"
@@ -1030,7 +1049,7 @@ report_target() {
 
 	(cd "$REPO" && python3 -m harness.report --tree "$TREE" --name "$T_NAME" \
 		--work "$T_WORK" ${FILTER:+--filter "$FILTER"}) || rc=$?
-	if [ "$rc" -eq 2 ]; then
+	if [ "$rc" -eq 3 ]; then	# harness.report.NO_REPORT
 		guest_failure "$(sed -n 's/^guest_error=//p' "$T_WORK/report.txt")"
 		return 1
 	fi
@@ -1256,7 +1275,7 @@ check_comments_only() {
 	local rev=$1 f a b
 
 	while read -r f; do
-		case "$f" in *.c|*.h|*.S) ;; *) return 1 ;; esac
+		case "$f" in *.c|*.h|*.S) ;; *) continue ;; esac
 		a=$(git -C "$CHECK_TREE" show "$rev~1:$f" | uncomment) || return 1
 		b=$(git -C "$CHECK_TREE" show "$rev:$f" | uncomment) || return 1
 		[ -n "$a" ] && [ "$a" = "$b" ] || return 1
@@ -1907,6 +1926,16 @@ build_target() {
 		build_modules_distro
 		build_user
 		build_rootfs_dracut
+	elif [ -n "$T_KOWNER" ]; then
+		# Another target's kernel: configure and build it as that
+		# target (up to date when it ran first), then go on as this one.
+		load_target "$T_KOWNER"
+		configure_kernel
+		build_kernel
+		load_target "$1"
+		build_modules
+		build_user
+		build_rootfs
 	else
 		configure_kernel
 		build_kernel

@@ -11,7 +11,8 @@ shows for a target and writes the numbers run.sh reads back.
 
 reads DIR/console.log, writes DIR/results.ktap, DIR/results.json,
 DIR/times and DIR/report.txt (key=value lines).  Exit status 0 when the
-guest reported (its results may still fail), 2 when it did not.
+guest reported (its results may still fail), 3 (NO_REPORT) when it did
+not.
 """
 
 import argparse
@@ -24,6 +25,9 @@ import sys
 from typing import List, Optional, Tuple
 
 from harness import guest
+
+# main()'s exit status when the guest never reported (argparse uses 2).
+NO_REPORT = 3
 
 
 @dataclasses.dataclass
@@ -161,14 +165,19 @@ def report(console: List[str], tree: str, filt: str = "") -> Report:
         rep.problems.append("the console shows a kernel splat:")
     for line in ktap:
         if line.startswith(guest.TIME_PREFIX):
-            part, secs = line[len(guest.TIME_PREFIX):].split()
-            rep.times.append((part, float(secs)))
+            try:
+                part, secs = line[len(guest.TIME_PREFIX):].split()
+                rep.times.append((part, float(secs)))
+            except ValueError:
+                pass        # not ours to fail on: the KTAP counts it
     rep.failed += len(rep.problems)
     return rep
 
 
 def read_console(path):
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    # Lines end at \n only; a \r anywhere is dropped (as tr -d '\r'), so
+    # line numbers are grep -n's.
+    with open(path, encoding="utf-8", errors="replace", newline="\n") as fh:
         return [line.rstrip("\n").replace("\r", "") for line in fh]
 
 
@@ -180,14 +189,17 @@ def main(argv=None):
     ap.add_argument("--filter", default="")
     args = ap.parse_args(argv)
     log = os.path.join(args.work, "console.log")
+    result = os.path.join(args.work, "report.txt")
+    if os.path.exists(result):
+        os.unlink(result)
     console = read_console(log)
     rep = report(console, args.tree, args.filter)
     with open(os.path.join(args.work, "results.ktap"), "w") as fh:
         fh.writelines(line + "\n" for line in rep.ktap)
     if rep.guest_error:
-        with open(os.path.join(args.work, "report.txt"), "w") as fh:
+        with open(result, "w") as fh:
             fh.write(f"guest_error={rep.guest_error}\n")
-        return 2
+        return NO_REPORT
 
     json_path = os.path.join(args.work, "results.json")
     with open(json_path, "w") as fh:
@@ -207,6 +219,7 @@ def main(argv=None):
     if rep.times:
         out.write("    guest time: " + ", ".join(
             "%s %.1fs" % t for t in rep.times) + "\n")
+    out.flush()         # stdout is a pipe in CI: keep the order
     for problem in rep.problems:
         print(f"run.sh: {args.name}: {problem}", file=sys.stderr)
     if rep.splat:
@@ -217,7 +230,7 @@ def main(argv=None):
         for line in console[first - 1:first + 40]:
             print(line, file=sys.stderr)
     out.write(f"    console log: {log}\n")
-    with open(os.path.join(args.work, "report.txt"), "w") as fh:
+    with open(result, "w") as fh:
         fh.write(f"passed={rep.passed}\nfailed={rep.failed}\nskipped={rep.skipped}\n")
         fh.write("split=%d %d %d %d %d %d\n" % (rep.kunit + rep.user))
         for case in rep.failed_cases:

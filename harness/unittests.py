@@ -30,6 +30,11 @@ class CountingResult(unittest.TextTestResult):
         super().addError(test, err)
         print(f"not ok {test.id()} (error)\n{self._exc_info_to_string(err, test)}")
 
+    def addSubTest(self, test, subtest, err):
+        super().addSubTest(test, subtest, err)
+        if err is not None:
+            print(f"not ok {subtest.id()}\n{self._exc_info_to_string(err, test)}")
+
     def addSkip(self, test, reason):
         super().addSkip(test, reason)
         print(f"ok {test.id()} # SKIP {reason}")
@@ -39,9 +44,10 @@ def main():
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     suite = unittest.defaultTestLoader.discover(
         os.path.join(top, "harness", "tests"), top_level_dir=top)
-    runner = unittest.TextTestRunner(stream=open(os.devnull, "w"),
-                                     resultclass=CountingResult, verbosity=0)
-    res = runner.run(suite)
+    with open(os.devnull, "w") as devnull:
+        runner = unittest.TextTestRunner(stream=devnull,
+                                         resultclass=CountingResult, verbosity=0)
+        res = runner.run(suite)
     failed = len(res.failures) + len(res.errors)
     print(f"{len(res.passed)} passed, {failed} failed, {len(res.skipped)} skipped")
     return 1 if failed else 0

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * setfs_kunit: helpers shared by the suites of the module (common.c).
- * Every suite lives in its own file and is listed in SETFS_KUNIT_SUITES.
+ * Every suite lives in its own file; common.c lists and runs them.
  */
 #ifndef _SETFS_KUNIT_H
 #define _SETFS_KUNIT_H

@@ -44,7 +44,8 @@ struct ktap_group {
 	/*
 	 * Optional: fills in tables whose rows depend on the guest, before
 	 * the filter and the plan lines count them.  It runs before the
-	 * top-level plan line, so it must not print.
+	 * top-level plan line: what it prints (a diag() when the probe
+	 * cannot be asked) lands there, outside any group.
 	 */
 	void (*prepare)(void);
 	/* Optional: NULL on success, else why every case of the group fails. */

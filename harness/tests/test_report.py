@@ -144,7 +144,10 @@ class ReportTest(unittest.TestCase):
                 fh.write("no results here\n")
             with redirect_stdout(io.StringIO()):
                 rc = report.main(["--tree", TREE, "--name", "t", "--work", work])
-            self.assertEqual(rc, 2)
+            self.assertEqual(rc, report.NO_REPORT)
+            with open(os.path.join(work, "report.txt")) as fh:
+                self.assertEqual(fh.read(), "guest_error=the guest stopped "
+                                 "before reporting its results\n")
 
 
 if __name__ == "__main__":
