@@ -57,9 +57,10 @@ Commands:
   shell          boot the guest with an interactive shell (modules in /root)
   bench [WHAT]   measure; WHAT is "guest" (iter vs legacy read paths,
                  splice vs read+write, kernel_read() in the guest), "harness"
-                 (warm and edit-one-KUnit-case run times) or "cold" (a run
-                 from an empty cache; about half an hour); default: guest
-                 and harness
+                 (warm and edit-one-KUnit-case run times), "cold" (a run
+                 from an empty cache; about half an hour) or "series" (real
+                 /proc files on the pristine and the patched x86_64 kernel,
+                 same config); default: guest and harness
   export         turn the commits on top of the pristine tree into
                  kernel-patches/ (git format-patch --cover-letter)
   check-patches  apply the series one patch at a time to a scratch tree;
@@ -1859,25 +1860,7 @@ bench_group_times() {
 	done
 	echo
 	echo "==== guest seconds per part (last warm run) ===="
-	python3 - "${files[@]}" <<'EOF'
-import sys
-
-cols, rows = [], {}
-for arg in sys.argv[1:]:
-    name, path = arg.split("=", 1)
-    cols.append(name)
-    try:
-        with open(path) as fh:
-            for line in fh:
-                part, secs = line.split()
-                rows.setdefault(part, {})[name] = float(secs)
-    except OSError:
-        pass
-print("%-26s" % "part" + "".join("%14s" % c for c in cols))
-for part, by in rows.items():
-    print("%-26s" % part + "".join(
-        "%14s" % ("%.1f" % by[c] if c in by else "-") for c in cols))
-EOF
+	(cd "$REPO" && python3 -m harness.bench times "${files[@]}")
 }
 
 # bench_edit FILE: a change that makes FILE's object build again.
@@ -1904,9 +1887,135 @@ bench_cold() {
 		awk '{ t[$1] += $2 } END { for (s in t) printf "    cold %-12s %6.1fs\n", s, t[s] }' | sort
 }
 
+# ------------------------------------------------------------ bench series
+
+SERIES_SRC=$CACHE/series/linux
+
+# A worktree of the prepared tree at its pristine commit, for the "before"
+# kernel (the tree itself stays at the series).  A leftover directory that
+# is not such a worktree, or has local changes, is refused, not wiped.
+series_pristine_tree() {
+	local pristine
+
+	pristine=$(git -C "$TREE" rev-parse pristine)
+	git -C "$TREE" worktree prune
+	if [ -e "$SERIES_SRC" ] &&
+	   ! git -C "$TREE" worktree list --porcelain | grep -qx "worktree $SERIES_SRC"; then
+		die "$SERIES_SRC exists but is not a worktree of $TREE: move it away"
+	fi
+	if [ ! -e "$SERIES_SRC" ]; then
+		info "checking out the pristine tree in $SERIES_SRC"
+		mkdir -p "$(dirname "$SERIES_SRC")"
+		git -C "$TREE" worktree add -q --detach "$SERIES_SRC" "$pristine" ||
+			die "cannot add a worktree at $SERIES_SRC"
+		return
+	fi
+	if [ -n "$(git -C "$SERIES_SRC" status --porcelain)" ]; then
+		die "$SERIES_SRC has local changes: commit or remove them first"
+	fi
+	[ "$(git -C "$SERIES_SRC" rev-parse HEAD)" = "$pristine" ] ||
+		git -C "$SERIES_SRC" checkout -q --detach "$pristine"
+}
+
+# boot_series: boot the loaded target in series mode and keep its lines
+# in $T_WORK/series.txt.
+boot_series() {
+	local log=$T_WORK/series-console.log
+
+	check_firmware
+	qemu_cmd series "$(accel_for_target)"
+	info "booting $T_NAME for the series bench (console: $log)"
+	timeout -k 5 "$BOOT_TIMEOUT" "${QEMU[@]}" -serial "file:$log" \
+		</dev/null >"$T_WORK/qemu.log" 2>&1 &
+	QEMU_PIDS+=("$!")
+	wait "$!" || die "$T_NAME: the series guest failed or timed out (console: $log)"
+	tr -d '\r' <"$log" | sed -n '/^SETFS-SERIES-BEGIN$/,/^SETFS-SERIES-END/p' |
+		grep '^series' >"$T_WORK/series.txt" || true
+	tr -d '\r' <"$log" | grep -qx 'SETFS-SERIES-END rc=0' ||
+		die "$T_NAME: the series bench did not complete (console: $log)"
+}
+
+# build_pristine CONFIG: the x86_64 target on the pristine sources
+# (SERIES_SRC) with the patched kernel's CONFIG.  Run in a subshell: it
+# changes TREE and the target's globals.
+build_pristine() {
+	local cfg=$1
+
+	TREE=$SERIES_SRC
+	load_target x86_64
+	pristine_target
+	MAKE_ARGS=(-C "$TREE" O="$T_BUILD" ARCH="$T_LINUX_ARCH"
+		   CROSS_COMPILE="$T_CROSS" CC="ccache ${T_CROSS}gcc"
+		   HOSTCC="ccache gcc" -j"$JOBS")
+	echo "==== $T_NAME ===="
+	mkdir -p "$T_BUILD" "$T_WORK"
+	# .config.patched: the patched config this .config was made from.
+	cmp -s "$cfg" "$T_BUILD/.config.patched" || {
+		rm -f "$T_BUILD/.config.patched"
+		cp "$cfg" "$T_BUILD/.config"
+		make "${MAKE_ARGS[@]}" olddefconfig >"$T_WORK/config.log" 2>&1 ||
+			die "$T_NAME: make olddefconfig failed (log: $T_WORK/config.log)"
+		cp "$cfg" "$T_BUILD/.config.patched"
+	}
+	# Exactly the same options, or the comparison means nothing.
+	if ! diff <(grep -v '^#' "$cfg" | sort) <(grep -v '^#' "$T_BUILD/.config" | sort) \
+	     >"$T_WORK/config.diff"; then
+		cat "$T_WORK/config.diff" >&2
+		die "$T_NAME: the pristine tree's config differs from the patched one"
+	fi
+	build_kernel
+	build_modules
+	build_user
+	build_rootfs
+}
+
+# The pristine side's target variables (after load_target x86_64).
+pristine_target() {
+	T_NAME=x86_64-pristine
+	T_BUILD=$CACHE/build/x86_64-pristine
+	T_WORK=$CACHE/work/x86_64-pristine
+	T_KWORK=$T_WORK
+	T_KOWNER=
+}
+
+# ./run.sh bench series: the cost of the series on real /proc files.  The
+# pristine tree is built with exactly the patched x86_64 kernel's .config
+# (in build/x86_64-pristine, its own modules and rootfs), both kernels
+# boot one after the other and run "setfs_user series" (rootfs/bench.c);
+# the table sets ns per call against each other.
+bench_series() {
+	local patched pristine cfg
+
+	[ "$ARCHES" = x86_64 ] || [ "$ARCHES_GIVEN" = 0 ] ||
+		usage_error "bench series runs on x86_64 only"
+	# shellcheck disable=SC2086 # HOST_PKGS is a word list
+	ensure_pkgs $HOST_PKGS
+	echo "==== tree ===="
+	prepare_tree
+	build_target x86_64
+	patched=$T_WORK
+	cfg=$T_BUILD/.config
+	series_pristine_tree
+	# In a subshell: it points TREE and the target at the pristine side.
+	# Not on the left of || or &&, where set -e would not apply in it.
+	( build_pristine "$cfg" )
+	# The guests boot here, so that cleanup() knows their QEMUs.
+	load_target x86_64
+	pristine_target
+	pristine=$T_WORK
+	boot_series
+	load_target x86_64
+	boot_series
+	echo
+	echo "==== bench series: x86_64, the pristine tree against kernel-patches/ ($(nproc) cores, QEMU $(accel_for_target)) ===="
+	(cd "$REPO" && python3 -m harness.bench series "$pristine/series.txt" "$patched/series.txt") ||
+		die "bench series: cannot compare the two runs"
+}
+
 cmd_bench() {
 	case "${BENCH_WHAT:-all}" in
 	guest) bench_guest ;;
+	series) bench_series ;;
 	harness) bench_harness; bench_table ;;
 	cold) bench_cold; bench_table ;;
 	all) bench_harness; bench_table; bench_guest ;;
@@ -2121,8 +2230,8 @@ main() {
 	*) usage_error "unknown command '$cmd'" ;;
 	esac
 	case "${BENCH_WHAT:-all}" in
-	all|guest|harness|cold) ;;
-	*) usage_error "bench: unknown measurement '$BENCH_WHAT' (guest, harness or cold)" ;;
+	all|guest|harness|cold|series) ;;
+	*) usage_error "bench: unknown measurement '$BENCH_WHAT' (guest, harness, cold or series)" ;;
 	esac
 	case "$SOAK" in
 	'') [ "$cmd" = test ] && SOAK=full || SOAK=quick ;;

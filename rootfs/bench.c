@@ -720,3 +720,180 @@ int bench_main(void)
 	free(buffer);
 	return failures ? 1 : 0;
 }
+
+/*
+ * "setfs_user series" (./run.sh bench series): what reading real /proc
+ * files costs, the same way on the pristine and on the patched kernel, so
+ * that run.sh can set one against the other.  Every variant reads a file
+ * from its start with read(2), sendfile(2) to /dev/null or splice(2)
+ * through a pipe to /dev/null, @req bytes per call, and starts over at
+ * EOF (the rewinding read counts with the call that needed it).  Prints
+ * one machine-readable line per variant (SERIES_LINE), the same columns
+ * as the tables above.  init loads each kernel's own build of the probe
+ * first, only so that /proc/modules is not empty.
+ */
+#define SERIES_LINE "series|%s|%zu|%s|"
+
+static const struct {
+	const char *path;
+	size_t min_req;		/* kpage*: whole 8-byte entries only */
+	const char *why;	/* what the series changed about it */
+} series_files[] = {
+	{ "/proc/kallsyms", 1, "seq_read -> seq_read_iter" },
+	{ "/proc/modules", 1, "seq_read -> seq_read_iter" },
+	{ "/proc/slabinfo", 1, "seq_read -> seq_read_iter" },
+	{ "/proc/config.gz", 1, "->proc_read -> simple_read_from_buffer_iter()" },
+	{ "/proc/kpagecount", 8, "->proc_read -> ->proc_read_iter" },
+	{ "/proc/bus/pci/00/00.0", 1, "->proc_read -> ->proc_read_iter" },
+	{ "/proc/net/pnp", 1, "DEFINE_PROC_SHOW_ATTRIBUTE(): seq_read_iter" },
+	{ "/proc/net/sockstat", 1, "/proc/net single file: seq_read_iter" },
+	{ "/proc/net/dev", 1, "/proc/net seq file: seq_read_iter" },
+	{ "/proc/self/limits", 1, "unchanged (control)" },
+};
+
+static const size_t series_sizes[] = { 1, 4096, 64 * 1024 };
+
+/* The next @req bytes with read(2); at EOF back to 0 and read again. */
+static ssize_t step_read_seq(struct bench_op *op)
+{
+	ssize_t ret = read(op->fd, op->buf, op->req);
+
+	if (ret == 0) {
+		if (lseek(op->fd, 0, SEEK_SET) < 0) {
+			op_error(op, "lseek", errno);
+			return -1;
+		}
+		ret = read(op->fd, op->buf, op->req);
+		if (ret == 0) {
+			snprintf(op->err, sizeof(op->err), "empty file");
+			return -1;
+		}
+	}
+	if (ret < 0)
+		op_error(op, "read", errno);
+	return ret;
+}
+
+/* sendfile(2) of the next @req bytes to /dev/null, from the file position. */
+static ssize_t step_sendfile_seq(struct bench_op *op)
+{
+	ssize_t ret = sendfile(op->out, op->fd, NULL, op->req);
+
+	if (ret == 0) {
+		if (lseek(op->fd, 0, SEEK_SET) < 0) {
+			op_error(op, "lseek", errno);
+			return -1;
+		}
+		ret = sendfile(op->out, op->fd, NULL, op->req);
+		if (ret == 0) {
+			snprintf(op->err, sizeof(op->err), "empty file");
+			return -1;
+		}
+	}
+	if (ret < 0)
+		op_error(op, "sendfile", errno);
+	return ret;
+}
+
+/* splice(2) of the next @req bytes into a pipe, then to /dev/null. */
+static ssize_t step_splice_seq(struct bench_op *op)
+{
+	ssize_t ret, left, n;
+
+	ret = splice(op->fd, NULL, op->p[1], NULL, op->req, 0);
+	if (ret == 0) {
+		if (lseek(op->fd, 0, SEEK_SET) < 0) {
+			op_error(op, "lseek", errno);
+			return -1;
+		}
+		ret = splice(op->fd, NULL, op->p[1], NULL, op->req, 0);
+		if (ret == 0) {
+			snprintf(op->err, sizeof(op->err), "empty file");
+			return -1;
+		}
+	}
+	if (ret < 0) {
+		op_error(op, "splice", errno);
+		return -1;
+	}
+	for (left = ret; left > 0; left -= n) {
+		n = splice(op->p[0], NULL, op->out, NULL, left, 0);
+		if (n <= 0) {
+			op_error(op, "splice from the pipe", n ? errno : EPIPE);
+			return -1;
+		}
+	}
+	return ret;
+}
+
+static void series_print(const char *file, const struct bench_op *op,
+			 const char *path)
+{
+	printf(SERIES_LINE, file, op->req, path);
+	if (op->na)
+		printf("na|%s\n", op->na);
+	else if (op->err[0])
+		printf("err|%s\n", op->err);
+	else
+		printf("ok|%.1f|%.1f|%.0f\n", op->min, op->median,
+		       op_bytes_per_call(op));
+}
+
+static void series_file(size_t f)
+{
+	static const char *const paths[] = { "read", "sendfile", "splice" };
+	static const bench_step_fn steps[] = {
+		step_read_seq, step_sendfile_seq, step_splice_seq,
+	};
+	const char *file = series_files[f].path;
+	struct bench_op ops[ARRAY_SIZE(paths)];
+	size_t s, i, req;
+
+	for (s = 0; s < ARRAY_SIZE(series_sizes); s++) {
+		req = series_sizes[s];
+		if (req < series_files[f].min_req)
+			req = series_files[f].min_req;
+		for (i = 0; i < ARRAY_SIZE(paths); i++) {
+			op_init(&ops[i], paths[i], req);
+			/* splice and sendfile: whole pages only */
+			if (i && req < 4096) {
+				ops[i].na = "measured at 4 KiB and 64 KiB";
+				continue;
+			}
+			if (!op_open(&ops[i], file, steps[i]))
+				continue;
+			if (i)
+				ops[i].out = open("/dev/null", O_WRONLY | O_CLOEXEC);
+			if (i == 2 && pipe2(ops[i].p, O_CLOEXEC) < 0)
+				op_error(&ops[i], "pipe2", errno);
+			/* one call first: refused paths are "err", not timed */
+			if (op_ok(&ops[i]) && ops[i].step(&ops[i]) >= 0)
+				lseek(ops[i].fd, 0, SEEK_SET);
+		}
+		measure_row(ops, ARRAY_SIZE(paths));
+		for (i = 0; i < ARRAY_SIZE(paths); i++) {
+			series_print(file, &ops[i], paths[i]);
+			op_close(&ops[i]);
+		}
+	}
+}
+
+int series_main(void)
+{
+	double t0 = now_ns();
+	size_t f;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	buffer = malloc(BENCH_BUF);
+	if (!buffer)
+		return 1;
+	/* what each file is, for the table run.sh prints */
+	for (f = 0; f < ARRAY_SIZE(series_files); f++)
+		printf("series-file|%s|%s\n", series_files[f].path,
+		       series_files[f].why);
+	for (f = 0; f < ARRAY_SIZE(series_files); f++)
+		series_file(f);
+	printf("series-done|%.1f\n", (now_ns() - t0) / 1e9);
+	free(buffer);
+	return 0;
+}

@@ -445,9 +445,11 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && !strcmp(argv[1], "bench"))
 		return bench_main();
+	if (argc == 2 && !strcmp(argv[1], "series"))
+		return series_main();
 	for (i = 1; i < (unsigned int)argc; i++) {
 		if (!strchr(argv[i], '=')) {
-			fprintf(stderr, "usage: %s [bench | name=value...]\n",
+			fprintf(stderr, "usage: %s [bench | series | name=value...]\n",
 				argv[0]);
 			return 2;
 		}

@@ -32,6 +32,9 @@ extern const struct ktap_group edges_group;
 /* "setfs_user bench": the measurements of bench.c; the exit status. */
 int bench_main(void);
 
+/* "setfs_user series": real /proc files, for ./run.sh bench series. */
+int series_main(void);
+
 /* Bytes in every fixture (the module's "size" parameter), 0 if unknown. */
 size_t fixture_size(void);
 

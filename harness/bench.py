@@ -1,0 +1,133 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The benches' tables (./run.sh bench).
+
+    python3 -m harness.bench series PRISTINE.txt PATCHED.txt
+    python3 -m harness.bench times NAME=PATH...
+
+series: the lines of "setfs_user series" (rootfs/bench.c) from the
+pristine and the patched kernel, side by side: ns per call, the
+throughput ratio patched/pristine and the goal.  times: seconds per part
+of a run ("# setfs-time:" lines kept by harness.report) per target.
+"""
+
+import sys
+from typing import Dict, List, Tuple
+
+GOAL = 0.98
+
+Key = Tuple[str, int, str]          # file, bytes per call, path
+
+
+def load_series(lines) -> Tuple[Dict[str, str], Dict[Key, List[str]], List[Key]]:
+    """What each file is, the result per (file, size, path), their order.
+    A result is ["ok", min, median, bytes] or [status, reason]."""
+    what, got, order = {}, {}, []
+    for line in lines:
+        f = line.rstrip("\n").split("|")
+        if f[0] == "series-file":
+            what[f[1]] = f[2]
+        elif f[0] == "series":
+            key = (f[1], int(f[2]), f[3])
+            got[key] = f[4:]
+            order.append(key)
+    return what, got, order
+
+
+def compare(before, after) -> Tuple[List[tuple], int]:
+    """Rows (key, before, after, ratio median, ratio min, verdict) and
+    how many miss the goal or fail only after the series."""
+    what_b, got_b, order = load_series(before)
+    _, got_a, order_a = load_series(after)
+    order += [k for k in order_a if k not in got_b]
+    rows, missed = [], 0
+    for key in order:
+        b = got_b.get(key, ["na", "not measured"])
+        a = got_a.get(key, ["na", "not measured"])
+        rmed = rmin = None
+        if b[0] == "ok" and a[0] == "ok":
+            # throughput (bytes per ns) after / before: the bytes per call
+            # may differ (kallsyms and slabinfo are not the same files on
+            # the two kernels, a rewind at EOF returns less)
+            rmed = (float(a[3]) / float(a[2])) / (float(b[3]) / float(b[2]))
+            rmin = (float(a[3]) / float(a[1])) / (float(b[3]) / float(b[1]))
+            if rmed >= GOAL:
+                verdict = "met"
+            elif rmin >= GOAL:
+                verdict = "met on min only"
+            else:
+                verdict = "MISSED"
+                missed += 1
+        elif a[0] == "ok":
+            verdict = f"works only after the series (before: {b[1]})"
+        elif b[0] == "ok":
+            verdict = f"REGRESSION: fails after the series ({a[1]})"
+            missed += 1
+        else:
+            verdict = b[1]
+        rows.append((key, b, a, rmed, rmin, verdict))
+    return rows, missed
+
+
+def series_table(before, after) -> str:
+    what, _, _ = load_series(before)
+    rows, missed = compare(before, after)
+    out = ["files:"]
+    out += ["  %-24s %s" % kv for kv in what.items()]
+    out.append("")
+    out.append("%-24s %6s %-8s %12s %12s %12s %12s %7s %7s  %s" % (
+        "file", "req", "path", "before med", "before min", "after med",
+        "after min", "ratio", "ratio", "goal >= %.2f" % GOAL))
+    out.append("%-24s %6s %-8s %12s %12s %12s %12s %7s %7s" % (
+        "", "bytes", "", "ns/call", "ns/call", "ns/call", "ns/call", "med", "min"))
+
+    def cell(r):
+        return (r[2], r[1]) if r[0] == "ok" else (r[0], r[0])
+    for key, b, a, rmed, rmin, verdict in rows:
+        out.append("%-24s %6d %-8s %12s %12s %12s %12s %7s %7s  %s" % (
+            key + cell(b) + cell(a) + (
+                "-" if rmed is None else "%.3f" % rmed,
+                "-" if rmin is None else "%.3f" % rmin, verdict)))
+    out.append("")
+    on_min = sum(1 for r in rows if r[5] == "met on min only")
+    out.append("%d row(s) MISSED %.2f of the pristine throughput on both median "
+               "and minimum or fail only after the series; %d met it on the "
+               "minimum only" % (missed, GOAL, on_min))
+    return "\n".join(out)
+
+
+def times_table(named_paths: List[str]) -> str:
+    cols, rows = [], {}
+    for arg in named_paths:
+        name, path = arg.split("=", 1)
+        cols.append(name)
+        try:
+            with open(path) as fh:
+                for line in fh:
+                    try:
+                        part, secs = line.split()
+                        rows.setdefault(part, {})[name] = float(secs)
+                    except ValueError:
+                        continue
+        except OSError:
+            pass
+    out = ["%-26s" % "part" + "".join("%14s" % c for c in cols)]
+    for part, by in rows.items():
+        out.append("%-26s" % part + "".join(
+            "%14s" % ("%.1f" % by[c] if c in by else "-") for c in cols))
+    return "\n".join(out)
+
+
+def main(argv):
+    if len(argv) == 3 and argv[0] == "series":
+        with open(argv[1]) as b, open(argv[2]) as a:
+            print(series_table(b.readlines(), a.readlines()))
+        return 0
+    if len(argv) >= 1 and argv[0] == "times":
+        print(times_table(argv[1:]))
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

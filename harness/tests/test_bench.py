@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0
+"""harness.bench: the series comparison and the per-part table."""
+
+import os
+import tempfile
+import unittest
+
+from harness import bench
+
+BEFORE = """series-file|/proc/kallsyms|seq_read -> seq_read_iter
+series-file|/proc/config.gz|->proc_read -> simple_read_from_buffer_iter()
+series|/proc/kallsyms|1|read|ok|100.0|110.0|1
+series|/proc/kallsyms|4096|sendfile|err|sendfile: Invalid argument
+series|/proc/kallsyms|4096|read|ok|1000.0|1000.0|4096
+series|/proc/config.gz|1|read|ok|200.0|220.0|1
+series|/proc/config.gz|1|splice|na|measured at 4 KiB and 64 KiB
+series|/proc/config.gz|4096|read|ok|300.0|300.0|4096
+""".splitlines()
+
+AFTER = """series-file|/proc/kallsyms|seq_read -> seq_read_iter
+series|/proc/kallsyms|1|read|ok|101.0|112.0|1
+series|/proc/kallsyms|4096|sendfile|ok|900.0|950.0|4096
+series|/proc/kallsyms|4096|read|ok|1000.0|1030.0|4096
+series|/proc/config.gz|1|read|ok|250.0|260.0|1
+series|/proc/config.gz|1|splice|na|measured at 4 KiB and 64 KiB
+series|/proc/config.gz|4096|read|err|read: Bad address
+""".splitlines()
+
+
+class SeriesTest(unittest.TestCase):
+
+    def test_compare(self):
+        rows, missed = bench.compare(BEFORE, AFTER)
+        got = {r[0]: (r[3], r[4], r[5]) for r in rows}
+        med, mn, verdict = got[("/proc/kallsyms", 1, "read")]
+        self.assertAlmostEqual(med, 110 / 112)
+        self.assertAlmostEqual(mn, 100 / 101)
+        self.assertEqual(verdict, "met")
+        # median misses, minimum holds
+        self.assertEqual(got[("/proc/kallsyms", 4096, "read")][2], "met on min only")
+        self.assertEqual(got[("/proc/config.gz", 1, "read")][2], "MISSED")
+        self.assertEqual(got[("/proc/kallsyms", 4096, "sendfile")][2],
+                         "works only after the series (before: sendfile: Invalid argument)")
+        self.assertEqual(got[("/proc/config.gz", 4096, "read")][2],
+                         "REGRESSION: fails after the series (read: Bad address)")
+        self.assertEqual(got[("/proc/config.gz", 1, "splice")][2],
+                         "measured at 4 KiB and 64 KiB")
+        self.assertEqual(missed, 2)
+
+    def test_table_names_the_goal_and_the_files(self):
+        text = bench.series_table(BEFORE, AFTER)
+        self.assertIn("goal >= 0.98", text)
+        self.assertIn("/proc/config.gz          ->proc_read -> simple_read_from_buffer_iter()", text)
+        self.assertTrue(text.endswith(
+            "2 row(s) MISSED 0.98 of the pristine throughput on both median and "
+            "minimum or fail only after the series; 1 met it on the minimum only"))
+
+    def test_ratio_is_throughput_not_time(self):
+        # fewer bytes per call after (a shorter file): same ns, less throughput
+        before = ["series|/proc/slabinfo|65536|read|ok|1000.0|1000.0|20000"]
+        after = ["series|/proc/slabinfo|65536|read|ok|1000.0|1000.0|10000"]
+        rows, missed = bench.compare(before, after)
+        self.assertAlmostEqual(rows[0][3], 0.5)
+        self.assertEqual((rows[0][5], missed), ("MISSED", 1))
+
+
+class TimesTest(unittest.TestCase):
+
+    def test_parts_by_target(self):
+        with tempfile.TemporaryDirectory() as d:
+            a, b = os.path.join(d, "a"), os.path.join(d, "b")
+            with open(a, "w") as fh:
+                fh.write("setfs_kunit.ko 1.00\nsetfs_user_fuzz 3.25\n")
+            with open(b, "w") as fh:
+                fh.write("setfs_user_fuzz 17.20\n")
+            text = bench.times_table([f"x86_64={a}", f"ppc64le={b}",
+                                      f"missing={d}/none"]).splitlines()
+        self.assertEqual(text[0].split(), ["part", "x86_64", "ppc64le", "missing"])
+        self.assertEqual(text[1].split(), ["setfs_kunit.ko", "1.0", "-", "-"])
+        self.assertEqual(text[2].split(), ["setfs_user_fuzz", "3.2", "17.2", "-"])
+
+
+if __name__ == "__main__":
+    unittest.main()
