@@ -64,6 +64,29 @@ class SeriesTest(unittest.TestCase):
         self.assertEqual((rows[0][5], missed), ("MISSED", 1))
 
 
+class RoundsTest(unittest.TestCase):
+
+    def test_best_round_per_row(self):
+        rounds = [
+            "series|/proc/modules|4096|read|ok|900.0|1000.0|50",
+            "series|/proc/modules|4096|splice|err|splice: Invalid argument",
+            "series|/proc/modules|4096|read|ok|950.0|960.0|50",
+            "series|/proc/modules|4096|splice|ok|500.0|600.0|50",
+        ]
+        _, got, order = bench.load_series(rounds)
+        self.assertEqual(order, [("/proc/modules", 4096, "read"),
+                                 ("/proc/modules", 4096, "splice")])
+        # lowest median of the rounds, lowest minimum of all
+        self.assertEqual(got[order[0]], ["ok", "900.0", "960.0", "50"])
+        self.assertEqual(got[order[1]], ["ok", "500.0", "600.0", "50"])
+
+    def test_control_ratio_is_shown(self):
+        b = ["series|/proc/self/limits|4096|read|ok|100.0|100.0|400"]
+        a = ["series|/proc/self/limits|4096|read|ok|120.0|125.0|400"]
+        self.assertIn("control /proc/self/limits (unchanged by the series), "
+                      "read, median ratio: 4096 B 0.800", bench.series_table(b, a))
+
+
 class TimesTest(unittest.TestCase):
 
     def test_parts_by_target(self):
