@@ -753,46 +753,58 @@ static const struct {
 
 static const size_t series_sizes[] = { 1, 4096, 64 * 1024 };
 
-/* The next @req bytes with read(2); at EOF back to 0 and read again. */
-static ssize_t step_read_seq(struct bench_op *op)
+static ssize_t call_read(struct bench_op *op)
 {
-	ssize_t ret = read(op->fd, op->buf, op->req);
+	return read(op->fd, op->buf, op->req);
+}
+
+static ssize_t call_sendfile(struct bench_op *op)
+{
+	return sendfile(op->out, op->fd, NULL, op->req);
+}
+
+static ssize_t call_splice_in(struct bench_op *op)
+{
+	return splice(op->fd, NULL, op->p[1], NULL, op->req, 0);
+}
+
+/*
+ * One call of @call from the file position; at EOF back to 0 and call
+ * again, so that the loop goes over the file forever.  -1 with op->err
+ * set when it fails or the file is empty.
+ */
+static ssize_t from_start_at_eof(struct bench_op *op,
+				 ssize_t (*call)(struct bench_op *op),
+				 const char *what)
+{
+	ssize_t ret = call(op);
 
 	if (ret == 0) {
 		if (lseek(op->fd, 0, SEEK_SET) < 0) {
 			op_error(op, "lseek", errno);
 			return -1;
 		}
-		ret = read(op->fd, op->buf, op->req);
+		ret = call(op);
 		if (ret == 0) {
 			snprintf(op->err, sizeof(op->err), "empty file");
 			return -1;
 		}
 	}
 	if (ret < 0)
-		op_error(op, "read", errno);
+		op_error(op, what, errno);
 	return ret;
 }
 
-/* sendfile(2) of the next @req bytes to /dev/null, from the file position. */
+/* The next @req bytes with read(2). */
+static ssize_t step_read_seq(struct bench_op *op)
+{
+	return from_start_at_eof(op, call_read, "read");
+}
+
+/* sendfile(2) of the next @req bytes to /dev/null. */
 static ssize_t step_sendfile_seq(struct bench_op *op)
 {
-	ssize_t ret = sendfile(op->out, op->fd, NULL, op->req);
-
-	if (ret == 0) {
-		if (lseek(op->fd, 0, SEEK_SET) < 0) {
-			op_error(op, "lseek", errno);
-			return -1;
-		}
-		ret = sendfile(op->out, op->fd, NULL, op->req);
-		if (ret == 0) {
-			snprintf(op->err, sizeof(op->err), "empty file");
-			return -1;
-		}
-	}
-	if (ret < 0)
-		op_error(op, "sendfile", errno);
-	return ret;
+	return from_start_at_eof(op, call_sendfile, "sendfile");
 }
 
 /* splice(2) of the next @req bytes into a pipe, then to /dev/null. */
@@ -800,22 +812,9 @@ static ssize_t step_splice_seq(struct bench_op *op)
 {
 	ssize_t ret, left, n;
 
-	ret = splice(op->fd, NULL, op->p[1], NULL, op->req, 0);
-	if (ret == 0) {
-		if (lseek(op->fd, 0, SEEK_SET) < 0) {
-			op_error(op, "lseek", errno);
-			return -1;
-		}
-		ret = splice(op->fd, NULL, op->p[1], NULL, op->req, 0);
-		if (ret == 0) {
-			snprintf(op->err, sizeof(op->err), "empty file");
-			return -1;
-		}
-	}
-	if (ret < 0) {
-		op_error(op, "splice", errno);
+	ret = from_start_at_eof(op, call_splice_in, "splice");
+	if (ret < 0)
 		return -1;
-	}
 	for (left = ret; left > 0; left -= n) {
 		n = splice(op->p[0], NULL, op->out, NULL, left, 0);
 		if (n <= 0) {
