@@ -19,9 +19,14 @@ BOOT_TIMEOUT=${SETFS_TIMEOUT:-300}
 # iterations, 200 + 50 unload cycles), what "test" runs; "quick" a tenth
 # of each, the default of the edit-test loop ("kunit", "shell").
 SOAK_QUICK="setfs_fuzz_ops=10000 setfs_race_iterations=1000 setfs_unload_cycles=20 setfs_unload_module_cycles=5"
-DEFAULT_ARCHES="x86_64 x86_64-la57 ppc64le"
-# "test" adds x86_64's debug flavour and Debian's own kernel.
-TEST_ARCHES="$DEFAULT_ARCHES x86_64+debug x86_64-debian"
+# Target records: targets/NAME.toml, validated by harness/record.py
+# (a bad record stops every command, naming the file and the field).
+# The default list and test's list come from the records' fields.
+records() {
+	(cd "$REPO" && python3 -m harness.record "$@")
+}
+DEFAULT_ARCHES=$(records list default) || { echo "run.sh: error: bad target record (above)" >&2; exit 1; }
+TEST_ARCHES=$(records list test) || exit 1
 # Packages every run needs on the host; targets add their own (T_PKGS).
 HOST_PKGS="git make gcc flex bison bc libelf-dev libssl-dev cpio xz-utils
 python3 ccache rsync kmod"
@@ -115,13 +120,10 @@ info() {
 }
 
 known_targets() {
-	local f names=()
+	local names
 
-	for f in "$REPO"/targets/*.conf; do
-		names+=("$(basename "$f" .conf)")
-	done
-	local IFS=,
-	echo "${names[*]}"
+	names=$(records list all)
+	echo "${names// /,}"
 }
 
 now() {
@@ -210,58 +212,91 @@ check_glob() {
 	[[ ${g%%.*} =~ [^.] ]] || usage_error "filter glob '$g' has no suite part (SUITE or SUITE.CASE)"
 }
 
-# check_target_name NAME: NAME is a target record, or a kernel target's
+# target_vars NAME: NAME's record as T_* assignments (harness/record.py
+# checks NAME and the record); an unknown NAME or a distro target's
+# debug flavour is a usage error, a bad record an error.
+target_vars() {
+	local out rc=0
+
+	out=$(records shell "$1" 2>&1) || rc=$?
+	case $rc in
+	0) echo "$out" ;;
+	2) usage_error "${out#targets: }" ;;
+	*) die "${out#targets: }" ;;
+	esac
+}
+
+# check_target_name NAME: NAME is a target record, or a tree target's
 # debug flavour NAME+debug.
 check_target_name() {
-	local base=${1%+debug}
-
-	[ -f "$REPO/targets/$base.conf" ] ||
-		usage_error "unknown target '$1' (known: $(known_targets))"
-	if [ "$base" != "$1" ] && grep -q '^T_KIND=distro' "$REPO/targets/$base.conf"; then
-		usage_error "target '$base' boots a distribution kernel: it has no debug flavour"
-	fi
+	target_vars "$1" >/dev/null
 }
 
 # load_target NAME: read one target record into T_* variables.
 load_target() {
-	local base=${1%+debug} dir
+	local vars dir
 
-	check_target_name "$1"
-	unset T_LINUX_ARCH T_CROSS T_DEB_ARCH T_FRAGMENTS T_IMAGE T_QEMU \
-		T_QEMU_ARGS T_CONSOLE T_HALT T_PKGS T_KIND T_DEB_FLAVOUR \
-		T_CMDLINE T_FIRMWARE T_DEB_IMAGE T_KERNEL_OF
-	# shellcheck source=targets/x86_64.conf
-	. "$REPO/targets/$base.conf"
-	T_KIND=${T_KIND:-tree}
-	T_KERNEL_OF=${T_KERNEL_OF:-}
-	T_CMDLINE=${T_CMDLINE:-}
-	T_FIRMWARE=${T_FIRMWARE:-}
+	vars=$(target_vars "$1")
+	eval "$vars"
 	T_NAME=$1
-	T_BASE=$base
-	T_FLAVOUR=normal
-	dir=$base
-	if [ "$base" != "$1" ]; then
-		T_FLAVOUR=debug
-		dir=$base-debug
-	fi
+	dir=$T_BASE
+	[ "$T_FLAVOUR" = normal ] || dir=$T_BASE-debug
 	T_WORK=$CACHE/work/$dir
 	# T_KERNEL_OF: the normal flavour boots another target's kernel (same
 	# config; its build and work directory hold the kernel, the in-tree
 	# modules and their stamps).  A debug flavour builds its own.
+	# (harness/record.py checks that the other target builds its own
+	# kernel from the same arch names and fragments.)
 	T_KOWNER=
-	if [ -n "$T_KERNEL_OF" ] && [ "$T_FLAVOUR" = normal ]; then
-		if [ ! -f "$REPO/targets/$T_KERNEL_OF.conf" ] || [ "$T_KERNEL_OF" = "$base" ] ||
-		   grep -q '^T_KERNEL_OF=' "$REPO/targets/$T_KERNEL_OF.conf"; then
-			die "targets/$base.conf: T_KERNEL_OF=$T_KERNEL_OF is not another target that builds its own kernel"
-		fi
+	if [ -n "$T_KERNEL_OF" ]; then
 		T_KOWNER=$T_KERNEL_OF
 		dir=$T_KERNEL_OF
 	fi
 	T_BUILD=$CACHE/build/$dir
 	T_KWORK=$CACHE/work/$dir
+	kind_op load
 	MAKE_ARGS=(-C "$TREE" O="$T_BUILD" ARCH="$T_LINUX_ARCH"
 		   CROSS_COMPILE="$T_CROSS" CC="ccache ${T_CROSS}gcc"
 		   HOSTCC="ccache gcc" -j"$JOBS")
+}
+
+# kind_op OP: what a target's kind (the record's "kind") does for OP, the
+# one place where a kernel built from the tree and a distribution's
+# kernel differ.  OP: load (after the record is read), build (every stage
+# up to the initramfs), image (the kernel QEMU boots).
+kind_op() {
+	case "$T_KIND:$1" in
+	tree:load) ;;
+	tree:build)
+		if [ -n "$T_KOWNER" ]; then
+			# Another target's kernel: configure and build it as
+			# that target (up to date when it ran first), then go
+			# on as this one.
+			local name=$T_NAME
+
+			load_target "$T_KOWNER"
+			configure_kernel
+			build_kernel
+			load_target "$name"
+		else
+			configure_kernel
+			build_kernel
+		fi
+		build_modules
+		build_user
+		build_rootfs
+		;;
+	tree:image) echo "$T_BUILD/$T_IMAGE" ;;
+	distro:load) distro_paths ;;
+	distro:build)
+		fetch_distro
+		build_modules_distro
+		build_user
+		build_rootfs_dracut
+		;;
+	distro:image) echo "$DISTRO_DIR/boot/vmlinuz-$DISTRO_KVER" ;;
+	*) die "kind_op: no operation '$1' for kind '$T_KIND'" ;;
+	esac
 }
 
 # ------------------------------------------------------------------ tree
@@ -451,8 +486,9 @@ fragments() {
 	echo "$REPO/kunit/.kunitconfig"
 	if [ "$T_FLAVOUR" = debug ]; then
 		echo "$REPO/config/debug.config"
-		[ ! -f "$REPO/config/debug-$T_BASE.config" ] ||
-			echo "$REPO/config/debug-$T_BASE.config"
+		for f in $T_DEBUG_FRAGMENTS; do
+			echo "$REPO/$f"
+		done
 	fi
 }
 
@@ -493,7 +529,7 @@ configure_kernel() {
 
 	t0=$(now)
 	mapfile -t frags < <(fragments)
-	key="$(tree_id) $(hash_files "${frags[@]}" "$REPO/targets/$T_BASE.conf")"
+	key="$(tree_id) $(hash_files "${frags[@]}" "$REPO/$T_RECORD")"
 	if [ -n "$(tree_id)" ] && stamp_ok "$T_WORK/stamp.config" "$key" &&
 	   [ -f "$T_BUILD/.config" ]; then
 		record_stage config "up to date" "$(elapsed "$t0")"
@@ -944,11 +980,7 @@ accel_for_target() {
 }
 
 guest_kernel() {
-	if [ "$T_KIND" = distro ]; then
-		echo "$DISTRO_DIR/boot/vmlinuz-$DISTRO_KVER"
-	else
-		echo "$T_BUILD/$T_IMAGE"
-	fi
+	kind_op image
 }
 
 # The firmware a target's QEMU arguments name must exist: say which
@@ -979,13 +1011,12 @@ qemu_cmd() {
 	QEMU=("$T_QEMU" -accel "$accel" $T_QEMU_ARGS -m 512 -smp 2 -nodefaults
 	      -display none -no-reboot -kernel "$kernel"
 	      -initrd "$T_WORK/initramfs.cpio"
-	      -append "console=$T_CONSOLE panic=-1 profile=2 $T_CMDLINE setfs_mode=$mode setfs_halt=$T_HALT setfs_target=$T_BASE${FILTER:+ setfs_filter=$FILTER}$(soak_args)${SETFS_GUEST_ARGS:+ $SETFS_GUEST_ARGS}")
+	      -append "console=$T_CONSOLE panic=-1 profile=2 $T_CMDLINE setfs_mode=$mode setfs_halt=$T_HALT setfs_target=$T_BASE setfs_paging=$T_PAGING${FILTER:+ setfs_filter=$FILTER}$(soak_args)${SETFS_GUEST_ARGS:+ $SETFS_GUEST_ARGS}")
 }
 
 boot_shell() {
 	local accel
 
-	[ "$T_KIND" != distro ] || distro_paths
 	check_firmware
 	accel=$(accel_for_target)
 	qemu_cmd shell "$accel"
@@ -999,7 +1030,6 @@ declare -A BOOT_PID=() BOOT_T0=()
 boot_start() {
 	local accel log=$T_WORK/console.log
 
-	[ "$T_KIND" != distro ] || distro_paths
 	check_firmware
 	accel=$(accel_for_target)
 	qemu_cmd test "$accel"
@@ -1790,7 +1820,6 @@ bench_guest() {
 	prepare_tree
 	for arch in ${ARCHES//,/ }; do
 		build_target "$arch"
-		[ "$T_KIND" != distro ] || distro_paths
 		check_firmware
 		qemu_cmd bench "$(accel_for_target)"
 		log=$T_WORK/bench-console.log
@@ -2069,28 +2098,7 @@ build_target() {
 	echo "==== $T_NAME ===="
 	# shellcheck disable=SC2086 # T_PKGS is a word list
 	ensure_pkgs $T_PKGS
-	if [ "$T_KIND" = distro ]; then
-		fetch_distro
-		build_modules_distro
-		build_user
-		build_rootfs_dracut
-	elif [ -n "$T_KOWNER" ]; then
-		# Another target's kernel: configure and build it as that
-		# target (up to date when it ran first), then go on as this one.
-		load_target "$T_KOWNER"
-		configure_kernel
-		build_kernel
-		load_target "$1"
-		build_modules
-		build_user
-		build_rootfs
-	else
-		configure_kernel
-		build_kernel
-		build_modules
-		build_user
-		build_rootfs
-	fi
+	kind_op build
 }
 
 # report_guest NAME: wait for NAME's guest and count its results.

@@ -1,0 +1,328 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Target records: targets/NAME.toml, one per target, validated here.
+
+A record says everything the harness knows about a target: its Linux
+and QEMU architecture names (kept apart: "powerpc" builds what
+qemu-system-ppc64 boots), the cross compiler and packages, whether the
+kernel is built from the tree or is Debian's own, the config fragments,
+the QEMU machine, and what the guest must find (its paging mode).
+NAME+debug, the debug flavour of a tree target, is derived: the same
+record plus config/debug.config and the record's debug fragments.
+
+run.sh reads records through this module's command line:
+
+    python3 -m harness.record shell NAME    # T_* assignments for eval
+    python3 -m harness.record list default  # NAME ... in run order
+    python3 -m harness.record list test
+    python3 -m harness.record list all
+    python3 -m harness.record check         # validate every record
+
+A bad record is an error naming the file and the field, exit status 1.
+"""
+
+import dataclasses
+import os
+import re
+import shlex
+import sys
+import tomllib
+
+TARGETS_DIR = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "targets")
+
+NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+# Words run.sh splits on whitespace (QEMU arguments, packages) must not
+# hold any; paths are relative to the repository or the build directory.
+WORD_RE = re.compile(r"^[^\s'\"\\$`]+$")
+PATH_RE = re.compile(r"^[A-Za-z0-9_.+/-]+$")
+# Kernel command-line words the record may add (key=value).
+CMDLINE_RE = re.compile(r"^[a-z_][a-z0-9_]*=[^\s'\"\\$`]*$")
+
+KINDS = ("tree", "distro")
+HALTS = ("reboot", "poweroff")
+# What rootfs/user_paging.c can tell from the running kernel.
+PAGING_MODES = ("4-level", "5-level", "radix", "hash")
+
+
+class RecordError(Exception):
+    """A record that cannot be used; the message names file and field."""
+
+
+class UsageError(RecordError):
+    """A target name that names no record or flavour (exit status 2)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Field:
+    kind: type                 # str, bool, int or list (of str)
+    required: bool = False
+    default: object = None
+    pattern: re.Pattern = None  # for str and each list item
+    choices: tuple = ()
+
+
+# table -> field -> Field.  A table absent from a record is empty.
+SCHEMA = {
+    "": {
+        "kind": Field(str, default="tree", choices=KINDS),
+        "default": Field(bool, default=False),
+        "test": Field(bool, default=True),
+        "test_debug": Field(bool, default=False),
+        "order": Field(int, required=True),
+        "packages": Field(list, required=True, pattern=WORD_RE),
+    },
+    "arch": {
+        "linux": Field(str, required=True, pattern=NAME_RE),
+        "qemu": Field(str, required=True, pattern=NAME_RE),
+        "debian": Field(str, required=True, pattern=NAME_RE),
+        "cross": Field(str, default="", pattern=re.compile(r"^([a-z0-9_-]+-)?$")),
+    },
+    "kernel": {
+        "image": Field(str, pattern=PATH_RE),
+        "fragments": Field(list, default=[], pattern=PATH_RE),
+        "debug_fragments": Field(list, default=[], pattern=PATH_RE),
+        "kernel_of": Field(str, default="", pattern=re.compile(r"^([a-z0-9][a-z0-9_-]*)?$")),
+    },
+    "distro": {
+        "flavour": Field(str, pattern=NAME_RE),
+        # The image package; @KVER@ is 6.1.0-N-FLAVOUR.
+        "image": Field(str, pattern=re.compile(r"^[a-z0-9.+-]*@KVER@[a-z0-9.+-]*$")),
+    },
+    "qemu": {
+        "args": Field(list, required=True, pattern=WORD_RE),
+        "firmware": Field(str, default="", pattern=re.compile(r"^([A-Za-z0-9_.+-]+)?$")),
+        "console": Field(str, required=True, pattern=re.compile(r"^[A-Za-z0-9]+$")),
+        "halt": Field(str, required=True, choices=HALTS),
+    },
+    "guest": {
+        "paging": Field(str, required=True, choices=PAGING_MODES),
+        "cmdline": Field(list, default=[], pattern=CMDLINE_RE),
+    },
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Record:
+    name: str          # the record's name (its file name)
+    path: str
+    kind: str
+    default: bool
+    test: bool
+    test_debug: bool
+    order: int
+    packages: tuple
+    arch: dict
+    kernel: dict
+    distro: dict
+    qemu: dict
+    guest: dict
+
+
+def _check_value(where, value, field):
+    if field.kind is list:
+        if not isinstance(value, list):
+            raise RecordError(f"{where}: must be a list of strings")
+        items = value
+    else:
+        # bool is an int in Python: check the exact type.
+        if type(value) is not field.kind:
+            raise RecordError(f"{where}: must be a {field.kind.__name__}, "
+                              f"not {type(value).__name__}")
+        items = [value] if field.kind is str else []
+    for item in items:
+        if not isinstance(item, str):
+            raise RecordError(f"{where}: {item!r} is not a string")
+        if field.pattern and not field.pattern.match(item):
+            raise RecordError(f"{where}: {item!r} is not allowed here "
+                              f"(must match {field.pattern.pattern})")
+    if field.choices and value not in field.choices:
+        raise RecordError(f"{where}: {value!r} is not one of "
+                          f"{', '.join(field.choices)}")
+
+
+def parse(name, text, path="<record>"):
+    """Validate one record's TOML text; return a Record."""
+    if not NAME_RE.match(name) or "+" in name:
+        raise RecordError(f"{path}: '{name}' is not a target name "
+                          "(lower-case letters, digits, _ and -)")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise RecordError(f"{path}: not valid TOML: {e}") from None
+    for key in data:
+        if key not in SCHEMA[""] and key not in SCHEMA:
+            raise RecordError(f"{path}: {key}: unknown field or table")
+    out = {}
+    for table, fields in SCHEMA.items():
+        src = data if table == "" else data.get(table, {})
+        if not isinstance(src, dict):
+            raise RecordError(f"{path}: [{table}] must be a table")
+        values = {}
+        for key, field in fields.items():
+            where = f"{path}: {table + '.' if table else ''}{key}"
+            if key in src:
+                _check_value(where, src[key], field)
+                values[key] = src[key]
+            elif field.required:
+                raise RecordError(f"{where}: missing (required)")
+            else:
+                values[key] = field.default
+        for key in src:
+            if table == "" and key in SCHEMA and isinstance(src[key], dict):
+                continue
+            if key not in fields:
+                where = f"{path}: {table + '.' if table else ''}{key}"
+                raise RecordError(f"{where}: unknown field (known: "
+                                  f"{', '.join(fields)})")
+        out[table] = values
+
+    top = out[""]
+    if top["kind"] == "tree":
+        if not out["kernel"]["image"]:
+            raise RecordError(f"{path}: kernel.image: missing (required for kind = \"tree\")")
+        if "distro" in data:
+            raise RecordError(f"{path}: [distro]: only for kind = \"distro\"")
+    else:
+        for key in ("flavour", "image"):
+            if not out["distro"][key]:
+                raise RecordError(f"{path}: distro.{key}: missing (required for kind = \"distro\")")
+        if "kernel" in data:
+            raise RecordError(f"{path}: [kernel]: a distro target builds no kernel")
+        if top["test_debug"]:
+            raise RecordError(f"{path}: test_debug: a distro kernel has no debug flavour")
+    if out["kernel"]["kernel_of"] == name:
+        raise RecordError(f"{path}: kernel.kernel_of: names this record itself")
+    if top["default"] and not top["test"]:
+        raise RecordError(f"{path}: test: a default target must also be in test")
+    return Record(name=name, path=path, kind=top["kind"], default=top["default"],
+                  test=top["test"], test_debug=top["test_debug"],
+                  order=top["order"], packages=tuple(top["packages"]),
+                  arch=out["arch"], kernel=out["kernel"], distro=out["distro"],
+                  qemu=out["qemu"], guest=out["guest"])
+
+
+def load(name, directory=TARGETS_DIR):
+    path = os.path.join(directory, name + ".toml")
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise RecordError(f"unknown target '{name}' (known: "
+                          f"{','.join(names(directory))})") from None
+    return parse(name, text, os.path.relpath(path, os.path.dirname(directory)))
+
+
+def names(directory=TARGETS_DIR):
+    return sorted(f[:-5] for f in os.listdir(directory) if f.endswith(".toml"))
+
+
+def load_all(directory=TARGETS_DIR):
+    """Every record, validated, with the checks that span records."""
+    recs = {n: load(n, directory) for n in names(directory)}
+    orders = {}
+    for r in recs.values():
+        if r.order in orders:
+            raise RecordError(f"{r.path}: order: {r.order} is also "
+                              f"{orders[r.order]}'s")
+        orders[r.order] = r.name
+        owner = r.kernel["kernel_of"]
+        if owner:
+            o = recs.get(owner)
+            if o is None or o.kind != "tree" or o.kernel["kernel_of"]:
+                raise RecordError(f"{r.path}: kernel.kernel_of: '{owner}' is not "
+                                  "another target that builds its own kernel")
+            if (o.arch, o.kernel["fragments"]) != (r.arch, r.kernel["fragments"]):
+                raise RecordError(f"{r.path}: kernel.kernel_of: '{owner}' has other "
+                                  "arch names or fragments, so another kernel")
+    return recs
+
+
+def run_list(recs, which):
+    """Target names in run order: the default list, test's list, all."""
+    by_order = sorted(recs.values(), key=lambda r: r.order)
+    if which == "default":
+        return [r.name for r in by_order if r.default]
+    if which == "all":
+        return [r.name for r in by_order]
+    if which == "test":
+        # Defaults first (the guests boot side by side in this order),
+        # then the debug flavours, then the other test targets.
+        return ([r.name for r in by_order if r.default] +
+                [r.name + "+debug" for r in by_order if r.test_debug] +
+                [r.name for r in by_order if r.test and not r.default])
+    raise RecordError(f"unknown list '{which}' (default, test or all)")
+
+
+def shell(rec, flavour):
+    """The record as run.sh's T_* variables, one assignment per line."""
+    k, d, q, a = rec.kernel, rec.distro, rec.qemu, rec.arch
+    frags = list(k["fragments"])
+    v = {
+        "T_KIND": rec.kind,
+        "T_LINUX_ARCH": a["linux"],
+        "T_QEMU_ARCH": a["qemu"],
+        "T_QEMU": "qemu-system-" + a["qemu"],
+        "T_DEB_ARCH": a["debian"],
+        "T_CROSS": a["cross"],
+        "T_PKGS": " ".join(rec.packages),
+        "T_FRAGMENTS": " ".join(frags),
+        "T_DEBUG_FRAGMENTS": " ".join(k["debug_fragments"]),
+        "T_IMAGE": k["image"] or "",
+        "T_KERNEL_OF": k["kernel_of"] if flavour == "normal" else "",
+        "T_DEB_FLAVOUR": d["flavour"] or "",
+        "T_DEB_IMAGE": d["image"] or "",
+        "T_QEMU_ARGS": " ".join(q["args"]),
+        "T_FIRMWARE": q["firmware"],
+        "T_CONSOLE": q["console"],
+        "T_HALT": q["halt"],
+        "T_PAGING": rec.guest["paging"],
+        "T_CMDLINE": " ".join(rec.guest["cmdline"]),
+        "T_FLAVOUR": flavour,
+        "T_BASE": rec.name,
+        "T_RECORD": rec.path,
+    }
+    return "".join(f"{key}={shlex.quote(val)}\n" for key, val in v.items())
+
+
+def target(name, directory=TARGETS_DIR):
+    """NAME or NAME+debug: (record, flavour), the pair checked."""
+    base, debug = name, False
+    if name.endswith("+debug"):
+        base, debug = name[:-len("+debug")], True
+    recs = load_all(directory)
+    if base not in recs:
+        raise UsageError(f"unknown target '{name}' (known: "
+                         f"{','.join(run_list(recs, 'all'))})")
+    rec = recs[base]
+    if debug and rec.kind != "tree":
+        raise UsageError(f"target '{base}' boots a distribution kernel: "
+                          "it has no debug flavour")
+    return rec, "debug" if debug else "normal"
+
+
+def main(argv):
+    try:
+        if len(argv) == 2 and argv[0] == "shell":
+            rec, flavour = target(argv[1])
+            sys.stdout.write(shell(rec, flavour))
+        elif len(argv) == 2 and argv[0] == "list":
+            try:
+                print(" ".join(run_list(load_all(), argv[1])))
+            except RecordError as e:
+                if str(e).startswith("unknown list"):
+                    raise UsageError(str(e)) from None
+                raise
+        elif argv == ["check"]:
+            recs = load_all()
+            print(f"{len(recs)} records valid: {' '.join(recs)}")
+        else:
+            print("usage:\n" + __doc__.split("\n\n")[3].rstrip(), file=sys.stderr)
+            return 2
+    except RecordError as e:
+        print(f"targets: {e}", file=sys.stderr)
+        return 2 if isinstance(e, UsageError) else 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

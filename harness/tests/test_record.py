@@ -1,0 +1,169 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Target records: the repository's own, and broken ones that must fail
+naming the field."""
+
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+from harness import record
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+GOOD = """\
+order = 10
+default = true
+test_debug = true
+packages = ["qemu-system-x86", "gcc"]
+
+[arch]
+linux = "x86_64"
+qemu = "x86_64"
+debian = "amd64"
+
+[kernel]
+image = "arch/x86/boot/bzImage"
+fragments = ["config/x86_64.config"]
+
+[qemu]
+args = ["-M", "pc"]
+console = "ttyS0"
+halt = "reboot"
+
+[guest]
+paging = "4-level"
+"""
+
+
+class RepoRecords(unittest.TestCase):
+    def test_all_valid(self):
+        recs = record.load_all()
+        self.assertGreaterEqual(len(recs), 4)
+        for r in recs.values():
+            for f in r.kernel["fragments"] + r.kernel["debug_fragments"]:
+                self.assertTrue(os.path.isfile(os.path.join(TOP, f)),
+                                f"{r.path}: fragment {f} does not exist")
+
+    def test_lists_keep_the_run_order(self):
+        recs = record.load_all()
+        self.assertEqual(record.run_list(recs, "default")[:3],
+                         ["x86_64", "x86_64-la57", "ppc64le"])
+        test = record.run_list(recs, "test")
+        self.assertLess(test.index("x86_64+debug"), test.index("x86_64-debian"))
+        self.assertNotIn("x86_64-debian+debug", test)
+
+    def test_shell_evaluates(self):
+        out = subprocess.run(
+            ["bash", "-c", 'eval "$(python3 -m harness.record shell ppc64le)"; '
+             'echo "$T_LINUX_ARCH|$T_QEMU|$T_CROSS|$T_QEMU_ARGS|$T_FLAVOUR"'],
+            cwd=TOP, capture_output=True, text=True, check=True).stdout
+        self.assertEqual(out.strip(), "powerpc|qemu-system-ppc64|powerpc64le-linux-gnu-|"
+                         "-M pseries,x-vof=on -cpu power9|normal")
+
+    def test_debug_flavour_derived(self):
+        rec, flavour = record.target("x86_64+debug")
+        self.assertEqual((rec.name, flavour), ("x86_64", "debug"))
+        self.assertIn("T_KERNEL_OF=''", record.shell(*record.target("x86_64-la57+debug")))
+
+    def test_names(self):
+        with self.assertRaisesRegex(record.UsageError, "unknown target 'nosuch'"):
+            record.target("nosuch")
+        with self.assertRaisesRegex(record.UsageError, "no debug flavour"):
+            record.target("x86_64-debian+debug")
+
+
+class BadRecords(unittest.TestCase):
+    """Each edit of GOOD must fail with the field named in the message."""
+
+    CASES = [
+        ("missing table field", lambda t: t.replace('console = "ttyS0"\n', ""),
+         "qemu.console: missing"),
+        ("missing top field", lambda t: t.replace("order = 10\n", ""), "order: missing"),
+        ("unknown field", lambda t: t + 'colour = "blue"\n', "guest.colour: unknown field"),
+        ("unknown table", lambda t: t + "[extra]\nx = 1\n", "extra: unknown"),
+        ("wrong type", lambda t: t.replace("default = true", 'default = "yes"'),
+         "default: must be a bool"),
+        ("int for bool", lambda t: t.replace("default = true", "default = 1"),
+         "default: must be a bool"),
+        ("list of non-strings", lambda t: t.replace('["-M", "pc"]', '["-M", 3]'),
+         "qemu.args: 3 is not a string"),
+        ("space in an argument", lambda t: t.replace('"pc"', '"pc x"'),
+         "qemu.args: 'pc x' is not allowed"),
+        ("shell metacharacter", lambda t: t.replace('"gcc"', '"gcc$(id)"'),
+         "packages: 'gcc\\$\\(id\\)' is not allowed"),
+        ("bad choice", lambda t: t.replace('halt = "reboot"', 'halt = "off"'),
+         "qemu.halt: 'off' is not one of reboot, poweroff"),
+        ("bad paging", lambda t: t.replace('"4-level"', '"3-level"'),
+         "guest.paging: '3-level' is not one of"),
+        ("tree without image", lambda t: t.replace('image = "arch/x86/boot/bzImage"\n', ""),
+         "kernel.image: missing"),
+        ("distro without distro table",
+         lambda t: 'kind = "distro"\n' + t.replace("test_debug = true\n", "")
+         .replace("[kernel]", "[x]").replace('image = "arch/x86/boot/bzImage"\n', "")
+         .replace('fragments = ["config/x86_64.config"]\n', ""),
+         "x: unknown|distro.flavour: missing"),
+        ("distro with debug", lambda t: 'kind = "distro"\n' + t,
+         "distro.flavour: missing|kernel\\]: a distro|test_debug"),
+        ("kernel_of itself", lambda t: t.replace("[kernel]\n", '[kernel]\nkernel_of = "good"\n'),
+         "kernel.kernel_of: names this record itself"),
+        ("default not in test", lambda t: t.replace("default = true", "default = true\ntest = false"),
+         "test: a default target"),
+        ("not TOML", lambda t: t + "[guest\n", "not valid TOML"),
+        ("bad cmdline word", lambda t: t + 'cmdline = ["quiet"]\n',
+         "guest.cmdline: 'quiet' is not allowed"),
+    ]
+
+    def test_each_edit_names_the_field(self):
+        record.parse("good", GOOD, "targets/good.toml")
+        for label, edit, want in self.CASES:
+            with self.subTest(label):
+                with self.assertRaisesRegex(record.RecordError, want):
+                    record.parse("good", edit(GOOD), "targets/good.toml")
+
+    def test_cross_record_checks(self):
+        with tempfile.TemporaryDirectory() as d:
+            def put(name, text):
+                with open(os.path.join(d, name + ".toml"), "w") as f:
+                    f.write(text)
+            put("a", GOOD)
+            put("b", GOOD.replace("order = 10", "order = 20")
+                .replace("[kernel]\n", '[kernel]\nkernel_of = "nosuch"\n'))
+            with self.assertRaisesRegex(record.RecordError, "b.toml: kernel.kernel_of: 'nosuch'"):
+                record.load_all(d)
+            put("b", GOOD.replace("[kernel]\n", '[kernel]\nkernel_of = "a"\n'))
+            with self.assertRaisesRegex(record.RecordError, "order: 10 is also"):
+                record.load_all(d)
+            put("b", GOOD.replace("order = 10", "order = 20")
+                .replace("[kernel]\n", '[kernel]\nkernel_of = "a"\n')
+                .replace("x86_64.config", "other.config"))
+            with self.assertRaisesRegex(record.RecordError, "other arch names or fragments"):
+                record.load_all(d)
+
+    def test_run_sh_stops_on_a_bad_record(self):
+        """A broken record in a copy of the repository: run.sh names it."""
+        with tempfile.TemporaryDirectory() as d:
+            copy = os.path.join(d, "repo")
+            os.mkdir(copy)
+            for item in ("run.sh", "harness", "targets"):
+                src = os.path.join(TOP, item)
+                if os.path.isdir(src):
+                    shutil.copytree(src, os.path.join(copy, item),
+                                    ignore=shutil.ignore_patterns("logs", "__pycache__"))
+                else:
+                    shutil.copy(src, copy)
+            path = os.path.join(copy, "targets", "ppc64le.toml")
+            with open(path) as f:
+                text = f.read()
+            with open(path, "w") as f:
+                f.write(text.replace('halt = "poweroff"', 'halt = "off"'))
+            p = subprocess.run(["bash", os.path.join(copy, "run.sh"), "--help"],
+                               capture_output=True, text=True,
+                               env=dict(os.environ, SETFS_CACHE=os.path.join(d, "cache")))
+            self.assertEqual(p.returncode, 1)
+            self.assertIn("targets/ppc64le.toml: qemu.halt: 'off' is not one of", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
