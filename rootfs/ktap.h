@@ -37,6 +37,16 @@ struct ktap_table {
 #define KTAP_TABLE(r, fn) \
 	{ (r), sizeof((r)[0]), sizeof(r) / sizeof((r)[0]), (fn) }
 
+/*
+ * The .tables and .ntables of a struct ktap_group: its KTAP_TABLE()s, in
+ * the order they run.  The array is a compound literal, which has static
+ * storage at file scope; the one under sizeof() is not evaluated.
+ */
+#define KTAP_TABLES(...)						\
+	.tables = (const struct ktap_table[]){ __VA_ARGS__ },		\
+	.ntables = sizeof((const struct ktap_table[]){ __VA_ARGS__ }) /	\
+		   sizeof(struct ktap_table)
+
 struct ktap_group {
 	const char *name;
 	const struct ktap_table *tables;

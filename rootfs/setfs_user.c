@@ -114,31 +114,22 @@ const char *errno_name(int err)
 	return "errno?";
 }
 
-bool check_ll(const char *what, long long got, long long want)
-{
-	if (got == want)
-		return true;
-	diag("%s: got %lld, expected %lld", what, got, want);
-	return false;
+/*
+ * check_ll(), check_hex() and check_oct() differ only in the type and how
+ * a value is printed; a literal @conv keeps diag()'s format checked.
+ */
+#define DEFINE_CHECK(name, type, conv)					\
+bool name(const char *what, type got, type want)			\
+{									\
+	if (got == want)						\
+		return true;						\
+	diag("%s: got " conv ", expected " conv, what, got, want);	\
+	return false;							\
 }
 
-bool check_hex(const char *what, unsigned long long got,
-	       unsigned long long want)
-{
-	if (got == want)
-		return true;
-	diag("%s: got 0x%llx, expected 0x%llx", what, got, want);
-	return false;
-}
-
-bool check_oct(const char *what, unsigned long long got,
-	       unsigned long long want)
-{
-	if (got == want)
-		return true;
-	diag("%s: got 0%llo, expected 0%llo", what, got, want);
-	return false;
-}
+DEFINE_CHECK(check_ll, long long, "%lld")
+DEFINE_CHECK(check_hex, unsigned long long, "0x%llx")
+DEFINE_CHECK(check_oct, unsigned long long, "0%llo")
 
 bool check_mem(const char *what, const void *got, const void *want,
 	       size_t len)
@@ -288,6 +279,15 @@ unsigned long long option_ull(const char *name, unsigned long long def)
 	return n;
 }
 
+unsigned long long splitmix64(unsigned long long *state)
+{
+	unsigned long long z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
 double now_seconds(void)
 {
 	struct timespec ts;
@@ -389,6 +389,12 @@ enum case_result proc_legacy_state(void)
 	     SETFS_PROC_LEGACY_PATH, file ? "exists" : "is missing",
 	     flag ? "" : "not ");
 	return CASE_FAIL;
+}
+
+enum case_result probe_file_state(const char *path)
+{
+	return strcmp(path, SETFS_PROC_LEGACY_PATH) ? CASE_PASS :
+						      proc_legacy_state();
 }
 
 bool store_restore(void)
@@ -537,6 +543,17 @@ bool write_str(const char *path, const char *s)
 		diag("write %s: %s", path, strerror(errno));
 	close(fd);
 	return ret == (ssize_t)strlen(s);
+}
+
+bool read_once(const char *path, void *buf, size_t len, ssize_t *ret)
+{
+	int fd = open_path(path, O_RDONLY);
+
+	if (fd < 0)
+		return false;
+	*ret = read(fd, buf, len);
+	close(fd);
+	return true;
 }
 
 ssize_t read_all_step(const char *path, int oflags, unsigned char *buf,

@@ -13,6 +13,15 @@
 #include "ktap.h"
 #include "setfs_probe_uapi.h"
 
+/* The probe's files by the short names the groups' tables use. */
+#define PROC		SETFS_PROC_PATH
+#define PROC_LEGACY	SETFS_PROC_LEGACY_PATH
+#define DEV		SETFS_DEV_PATH
+#define DEV_LEGACY	SETFS_DEV_LEGACY_PATH
+#define DEV_BOTH	SETFS_DEV_BOTH_PATH
+/* A sysctl file with ->read_iter, the same on every kernel. */
+#define OSTYPE		"/proc/sys/kernel/ostype"
+
 /* The groups, in the order they run. */
 extern const struct ktap_group proc_group;
 extern const struct ktap_group splice_group;
@@ -91,6 +100,13 @@ void watchdog_arm(unsigned int seconds, const char *what,
 		  void (*describe)(void));
 void watchdog_disarm(void);
 
+/*
+ * splitmix64: the next number of the sequence whose state is *@state
+ * (seeded by the caller), which it advances.  Cheap, and the same
+ * sequence on every run, so a failing case can be run again.
+ */
+unsigned long long splitmix64(unsigned long long *state);
+
 /* Seconds since an arbitrary point, for durations. */
 double now_seconds(void);
 
@@ -100,6 +116,12 @@ double now_seconds(void);
  * both say it does not, CASE_FAIL when they disagree.
  */
 enum case_result proc_legacy_state(void);
+
+/*
+ * Whether a case can use the probe file @path: proc_legacy_state() for
+ * SETFS_PROC_LEGACY_PATH, which not every kernel builds; else CASE_PASS.
+ */
+enum case_result probe_file_state(const char *path);
 
 /*
  * Whether the kernel has kernel-patches/ applied: run.sh boots kernels
@@ -137,6 +159,13 @@ enum case_result need_file(const char *path, const char *sym);
 
 /* Writes @s to @path in one write(2); says why not in a diagnostic. */
 bool write_str(const char *path, const char *s);
+
+/*
+ * One read(2) of at most @len bytes from the start of @path: false (said
+ * why) when @path cannot be opened, else true with what read(2) returned
+ * in *@ret, for the caller to check.
+ */
+bool read_once(const char *path, void *buf, size_t len, ssize_t *ret);
 
 /*
  * All of @path by read(2) in @step-sized steps (read_all: 1000), at most

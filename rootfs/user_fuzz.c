@@ -212,11 +212,7 @@ static struct {
 
 static unsigned long long rnd(void)
 {
-	unsigned long long z = (fz.rng += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return splitmix64(&fz.rng);
 }
 
 static unsigned long long rnd_below(unsigned long long n)
@@ -576,6 +572,22 @@ static int iov_import_error(const struct fop *o, size_t *total)
 	return 0;
 }
 
+/*
+ * The checks vfs_read() and vfs_write() make before the file is called,
+ * in their order: the file's mode (@fd_ok: open for this direction),
+ * access_ok() of the buffer, rw_verify_area().  0 or the errno.
+ */
+static int rw_refused(const struct fop *o, bool fd_ok, long long pos)
+{
+	if (!fd_ok)
+		return EBADF;
+	if (!access_ok_model(o->buf.addr, o->count))
+		return EFAULT;
+	if (pos_overflows(pos, o->count))
+		return EINVAL;
+	return 0;
+}
+
 static struct fexp fz_expect_read(const struct fop *o, unsigned int fl)
 {
 	bool vec = o->op == OP_READV || o->op == OP_PREADV2;
@@ -589,12 +601,9 @@ static struct fexp fz_expect_read(const struct fop *o, unsigned int fl)
 		return fail1(EINVAL);
 	if (!vec) {
 		/* vfs_read() */
-		if (!fd_reads(o->fdi))
-			return fail1(EBADF);
-		if (!access_ok_model(o->buf.addr, o->count))
-			return fail1(EFAULT);
-		if (pos_overflows(pos, o->count))
-			return fail1(EINVAL);
+		err = rw_refused(o, fd_reads(o->fdi), pos);
+		if (err)
+			return fail1(err);
 		n = min_sz(o->count, K_MAX_RW_COUNT);
 		return read_result(pos, n, &o->buf);
 	}
@@ -705,15 +714,14 @@ static struct fexp fz_expect_write(const struct fop *o, unsigned int fl)
 	bool at_pos = o->op == OP_PWRITE;
 	long long pos = at_pos ? o->pos : o->fpos;
 	size_t n, room;
+	int err;
 
 	if (at_pos && o->pos < 0)
 		return fail1(EINVAL);
-	if (!fd_writes(o->fdi))
-		return fail1(EBADF);
-	if (!access_ok_model(o->buf.addr, o->count))
-		return fail1(EFAULT);
-	if (pos_overflows(pos, o->count))
-		return fail1(EINVAL);
+	/* vfs_write() */
+	err = rw_refused(o, fd_writes(o->fdi), pos);
+	if (err)
+		return fail1(err);
 	if (fl & F_WRITE_EIO)
 		return fail1(EIO);
 	n = min_sz(o->count, K_MAX_RW_COUNT);
@@ -810,7 +818,8 @@ static bool fz_lseek(struct fop *o)
 
 /* -------------------------------------------------------------- splice */
 
-static void pick_off(struct fop *o)
+/* Picks the offset argument; returns the file position the call starts at. */
+static long long pick_off(struct fop *o)
 {
 	switch (rnd_below(8)) {
 	case 0:
@@ -843,6 +852,7 @@ static void pick_off(struct fop *o)
 				break;
 		o->off_addr = (unsigned long)&fz.ro_offs[i];
 	}
+	return o->off == OFF_NONE ? o->fpos : o->off_val;
 }
 
 /*
@@ -864,6 +874,45 @@ static struct fexp splice_to_pipe(long long pos, size_t len, unsigned int fl)
 	return ok_n(min_sz(len, avail));
 }
 
+/*
+ * What sys_splice() and __do_splice() refuse before the file is called,
+ * in their order: true with @e set then.  @fd_ok: the file is open the
+ * way the splice uses it (for reading in, for writing out).
+ */
+static bool splice_refused(const struct fop *o, bool fd_ok, struct fexp *e)
+{
+	if (!o->count)
+		*e = ok_n(0);
+	else if (o->flags & ~K_SPLICE_F_ALL)
+		*e = fail1(EINVAL);
+	else if (o->off == OFF_BAD)
+		*e = fail1(EFAULT);
+	else if (!fd_ok)
+		*e = fail1(EBADF);
+	else
+		return false;
+	return true;
+}
+
+/*
+ * After a splice or sendfile from the file into fz.p, @inner being what
+ * the file gave: the result, what the pipe holds and the file position,
+ * which only moves without an offset argument.
+ */
+static bool check_into_pipe(const struct fop *o, const struct fexp *e,
+			    long long ret, int err, long long pos,
+			    const struct fexp *inner)
+{
+	long long moved = inner->ret > 0 ? inner->ret : 0;
+
+	if (!check_result(o, e, ret, err) ||
+	    !check_pipe(o, fz.p[0], pos, moved))
+		return false;
+	if (moved && o->off == OFF_NONE)
+		fz.fpos[o->fdi] += moved;
+	return true;
+}
+
 static bool fz_splice_in(struct fop *o, unsigned int fl)
 {
 	static const unsigned int flag_choices[] = { 0, 0, 1, 2, 4, 8, 0x10 };
@@ -873,18 +922,9 @@ static bool fz_splice_in(struct fop *o, unsigned int fl)
 
 	o->count = pick_count();
 	o->flags = flag_choices[rnd_below(ARRAY_SIZE(flag_choices))];
-	pick_off(o);
-	pos = o->off == OFF_NONE ? o->fpos : o->off_val;
+	pos = pick_off(o);
 	/* sys_splice(), __do_splice(), do_splice() */
-	if (!o->count)
-		inner = ok_n(0);
-	else if (o->flags & ~K_SPLICE_F_ALL)
-		inner = fail1(EINVAL);
-	else if (o->off == OFF_BAD)
-		inner = fail1(EFAULT);
-	else if (!fd_reads(o->fdi))
-		inner = fail1(EBADF);
-	else
+	if (!splice_refused(o, fd_reads(o->fdi), &inner))
 		inner = splice_to_pipe(pos, o->count, fl);
 	e = inner;
 	if (o->count && o->off == OFF_RO && inner.ret >= 0)
@@ -893,12 +933,8 @@ static bool fz_splice_in(struct fop *o, unsigned int fl)
 	ret = splice(fz.fd[o->fdi], o->off == OFF_NONE ? NULL :
 		     (loff_t *)o->off_addr, fz.p[1], NULL, o->count, o->flags);
 	err = errno;
-	if (!check_result(o, &e, ret, err))
+	if (!check_into_pipe(o, &e, ret, err, pos, &inner))
 		return false;
-	if (!check_pipe(o, fz.p[0], pos, inner.ret > 0 ? inner.ret : 0))
-		return false;
-	if (inner.ret > 0 && o->off == OFF_NONE)
-		fz.fpos[o->fdi] += inner.ret;
 	if (o->off == OFF_GOOD && *fz.offp != pos + (inner.ret > 0 ? inner.ret : 0))
 		return fz_fail(o, "off_in is %lld afterwards, expected %lld",
 			       *fz.offp, pos + (inner.ret > 0 ? inner.ret : 0));
@@ -914,21 +950,12 @@ static bool fz_splice_out(struct fop *o)
 
 	o->count = pick_count();
 	o->flags = rnd_below(4) ? 0 : 1U << rnd_below(5);
-	pick_off(o);
-	pos = o->off == OFF_NONE ? o->fpos : o->off_val;
+	pos = pick_off(o);
 	for (i = 0; i < queued; i++)
 		fz.good[i] = rnd();
 	if (write(fz.p[1], fz.good, queued) != (ssize_t)queued)
 		return fz_fail(o, "write to pipe: %s", strerror(errno));
-	if (!o->count)
-		e = ok_n(0);
-	else if (o->flags & ~K_SPLICE_F_ALL)
-		e = fail1(EINVAL);
-	else if (o->off == OFF_BAD)
-		e = fail1(EFAULT);
-	else if (!fd_writes(o->fdi))
-		e = fail1(EBADF);
-	else
+	if (!splice_refused(o, fd_writes(o->fdi), &e))
 		e = fail1(EINVAL);	/* rw_verify_area() or no ->splice_write */
 	(void)pos;
 	errno = 0;
@@ -965,8 +992,7 @@ static bool fz_sendfile(struct fop *o, unsigned int fl)
 	int err;
 
 	o->count = pick_count();
-	pick_off(o);
-	pos = o->off == OFF_NONE ? o->fpos : o->off_val;
+	pos = pick_off(o);
 	/* sys_sendfile64(), do_sendfile() */
 	if (o->off == OFF_BAD)
 		inner = fail1(EFAULT);
@@ -987,13 +1013,7 @@ static bool fz_sendfile(struct fop *o, unsigned int fl)
 	ret = sendfile(fz.p[1], fz.fd[o->fdi], o->off == OFF_NONE ? NULL :
 		       (off_t *)o->off_addr, o->count);
 	err = errno;
-	if (!check_result(o, &e, ret, err))
-		return false;
-	if (!check_pipe(o, fz.p[0], pos, inner.ret > 0 ? inner.ret : 0))
-		return false;
-	if (inner.ret > 0 && o->off == OFF_NONE)
-		fz.fpos[o->fdi] += inner.ret;
-	return true;
+	return check_into_pipe(o, &e, ret, err, pos, &inner);
 }
 
 /* tee() of what a splice put in one pipe into another; tee() of the file. */
@@ -1726,14 +1746,9 @@ static void fuzz_teardown(void)
 	free(fz.offp);
 }
 
-static const struct ktap_table fuzz_tables[] = {
-	KTAP_TABLE(fuzz_rows, run_fuzz_row),
-};
-
 const struct ktap_group fuzz_group = {
 	.name = "setfs_user_fuzz",
-	.tables = fuzz_tables,
-	.ntables = ARRAY_SIZE(fuzz_tables),
+	KTAP_TABLES(KTAP_TABLE(fuzz_rows, run_fuzz_row)),
 	.setup = fuzz_setup,
 	.teardown = fuzz_teardown,
 };

@@ -121,13 +121,9 @@ static enum case_result setfs_file_content(void)
 {
 	char buf[64];
 	ssize_t len;
-	int fd;
 
-	fd = open_path(HARDLINK, O_RDONLY);
-	if (fd < 0)
+	if (!read_once(HARDLINK, buf, sizeof(buf), &len))
 		return CASE_FAIL;
-	len = read(fd, buf, sizeof(buf));
-	close(fd);
 	return check_ll("bytes read", len, sizeof(CONTENT) - 1) &&
 	       check_mem("content", buf, CONTENT, len) ?
 	       CASE_PASS : CASE_FAIL;
@@ -226,14 +222,9 @@ static enum case_result run_misc_row(const void *data)
 	       CASE_PASS : CASE_FAIL;
 }
 
-static const struct ktap_table initramfs_tables[] = {
-	KTAP_TABLE(node_rows, run_node_row),
-	KTAP_TABLE(setfs_fn_cases, run_test_case),
-	KTAP_TABLE(misc_rows, run_misc_row),
-};
-
 const struct ktap_group initramfs_group = {
 	.name = "setfs_user_initramfs",
-	.tables = initramfs_tables,
-	.ntables = ARRAY_SIZE(initramfs_tables),
+	KTAP_TABLES(KTAP_TABLE(node_rows, run_node_row),
+		    KTAP_TABLE(setfs_fn_cases, run_test_case),
+		    KTAP_TABLE(misc_rows, run_misc_row)),
 };

@@ -21,12 +21,6 @@
 
 #include "setfs_user.h"
 
-#define PROC		SETFS_PROC_PATH
-#define PROC_LEGACY	SETFS_PROC_LEGACY_PATH
-#define DEV		SETFS_DEV_PATH
-#define DEV_LEGACY	SETFS_DEV_LEGACY_PATH
-#define DEV_BOTH	SETFS_DEV_BOTH_PATH
-#define OSTYPE		"/proc/sys/kernel/ostype"
 #define TMPFS		"/tmp"		/* opened with O_TMPFILE */
 
 enum kp_how { KP_READ, KP_PREAD, KP_READV, KP_PREADV2, KP_WRITE, KP_PWRITE,
@@ -95,19 +89,16 @@ static enum case_result run_kp_row(const void *data)
 	bool writes = r->how == KP_WRITE || r->how == KP_PWRITE ||
 		      r->how == KP_WRITEV;
 	struct setfs_ctl_info before, after;
-	enum case_result res = CASE_FAIL;
+	enum case_result res = probe_file_state(r->path);
 	unsigned char *pattern;
 	struct stat st;
 	void *buf;
 	ssize_t ret;
 	int fd, err;
 
-	if (!strcmp(r->path, PROC_LEGACY)) {
-		res = proc_legacy_state();
-		if (res != CASE_PASS)
-			return res;
-		res = CASE_FAIL;
-	}
+	if (res != CASE_PASS)
+		return res;
+	res = CASE_FAIL;
 	if (!ctl_info(&before))
 		return CASE_FAIL;
 	buf = r->buf == KP_KBUF ? (void *)(unsigned long)before.kbuf_addr : NULL;
@@ -138,12 +129,7 @@ static enum case_result run_kp_row(const void *data)
 	return res;
 }
 
-static const struct ktap_table kernel_ptr_tables[] = {
-	KTAP_TABLE(kp_rows, run_kp_row),
-};
-
 const struct ktap_group kernel_ptr_group = {
 	.name = "setfs_user_kernel_ptr",
-	.tables = kernel_ptr_tables,
-	.ntables = ARRAY_SIZE(kernel_ptr_tables),
+	KTAP_TABLES(KTAP_TABLE(kp_rows, run_kp_row)),
 };

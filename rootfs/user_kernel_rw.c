@@ -17,12 +17,6 @@
 
 #include "setfs_user.h"
 
-#define PROC		SETFS_PROC_PATH
-#define PROC_LEGACY	SETFS_PROC_LEGACY_PATH
-#define DEV		SETFS_DEV_PATH
-#define DEV_LEGACY	SETFS_DEV_LEGACY_PATH
-#define DEV_BOTH	SETFS_DEV_BOTH_PATH
-#define OSTYPE		"/proc/sys/kernel/ostype"
 #define HOSTNAME	"/proc/sys/kernel/hostname"
 
 /*
@@ -160,19 +154,16 @@ static enum case_result run_krw_row(const void *data)
 	long long pos = r->from_end ? (long long)size + r->pos : r->pos;
 	size_t count = r->text && r->write ? strlen(r->text) : r->count;
 	size_t bufsize = count < size + 1 ? count : size + 1;
-	enum case_result res = CASE_FAIL;
+	enum case_result res = probe_file_state(r->path);
 	struct setfs_ctl_rw rw = { 0 };
 	struct utsname before;
 	unsigned char *buf;
 	long long expect;
 	size_t i;
 
-	if (!strcmp(r->path, PROC_LEGACY)) {
-		res = proc_legacy_state();
-		if (res != CASE_PASS)
-			return res;
-		res = CASE_FAIL;
-	}
+	if (res != CASE_PASS)
+		return res;
+	res = CASE_FAIL;
 	if (uname(&before) < 0)
 		return CASE_FAIL;
 	buf = calloc(1, bufsize ? bufsize : 1);
@@ -278,14 +269,11 @@ static enum case_result run_kbench_row(const void *data)
 	unsigned long long size = fixture_size();
 	unsigned long long per_call = r->count < size ? r->count : size;
 	struct setfs_ctl_bench b = { 0 };
-	enum case_result res;
+	enum case_result res = probe_file_state(r->path);
 	int err;
 
-	if (!strcmp(r->path, PROC_LEGACY)) {
-		res = proc_legacy_state();
-		if (res != CASE_PASS)
-			return res;
-	}
+	if (res != CASE_PASS)
+		return res;
 	snprintf(b.path, sizeof(b.path), "%s", r->path);
 	b.count = r->count;
 	b.calls = r->calls;
@@ -316,13 +304,8 @@ static enum case_result run_kbench_row(const void *data)
 	return CASE_PASS;
 }
 
-static const struct ktap_table kernel_rw_tables[] = {
-	KTAP_TABLE(krw_rows, run_krw_row),
-	KTAP_TABLE(kbench_rows, run_kbench_row),
-};
-
 const struct ktap_group kernel_rw_group = {
 	.name = "setfs_user_kernel_rw",
-	.tables = kernel_rw_tables,
-	.ntables = ARRAY_SIZE(kernel_rw_tables),
+	KTAP_TABLES(KTAP_TABLE(krw_rows, run_krw_row),
+		    KTAP_TABLE(kbench_rows, run_kbench_row)),
 };

@@ -66,6 +66,14 @@ struct nf_row {
 	const char *na;		/* NF_NA(): skipped, and why */
 };
 
+/*
+ * get_kernel_nofault() and copy_from_kernel_nofault() of @s bytes at the
+ * same address, both failing with @r: nothing is read.
+ */
+#define NF_BOTH(n, t, a, s, r)						\
+	{ "get_kernel_nofault_" n, SETFS_NF_GET, t, a, 0, r, NF_ZERO, NULL }, \
+	{ "copy_from_kernel_nofault_" n, SETFS_NF_COPY, t, a, s, r, NF_ZERO, NULL }
+
 static const struct nf_row nf_rows[] = {
 	/* A module global is mapped kernel memory: read, 0. */
 	{ "get_kernel_nofault_module_global", SETFS_NF_GET, SETFS_NF_GLOBAL,
@@ -78,26 +86,18 @@ static const struct nf_row nf_rows[] = {
 	{ "get_kernel_nofault_info_kernel_buffer", SETFS_NF_GET, SETFS_NF_ADDR,
 	  NF_KBUF, 0, 0, NF_KBUF_BYTES, NULL },
 	/* NULL is below TASK_SIZE_MAX + PAGE_SIZE: refused, no access. */
-	{ "get_kernel_nofault_null_erange", SETFS_NF_GET, SETFS_NF_NULL,
-	  NF_NONE, 0, -ERANGE, NF_ZERO, NULL },
-	{ "copy_from_kernel_nofault_null_erange", SETFS_NF_COPY, SETFS_NF_NULL,
-	  NF_NONE, 1, -ERANGE, NF_ZERO, NULL },
+	NF_BOTH("null_erange", SETFS_NF_NULL, NF_NONE, 1, -ERANGE),
 	/*
 	 * The guard page after a vmalloc() area is a canonical kernel
 	 * address, so allowed, and never mapped: the read faults, -EFAULT.
 	 */
-	{ "get_kernel_nofault_vmalloc_guard_efault", SETFS_NF_GET,
-	  SETFS_NF_VMALLOC_GUARD, NF_NONE, 0, -EFAULT, NF_ZERO, NULL },
-	{ "copy_from_kernel_nofault_vmalloc_guard_efault", SETFS_NF_COPY,
-	  SETFS_NF_VMALLOC_GUARD, NF_NONE, 1, -EFAULT, NF_ZERO, NULL },
+	NF_BOTH("vmalloc_guard_efault", SETFS_NF_VMALLOC_GUARD, NF_NONE, 1,
+		-EFAULT),
 	/*
 	 * A user address is refused even when it is mapped and readable:
 	 * the nofault helpers read kernel memory only.
 	 */
-	{ "get_kernel_nofault_user_address_erange", SETFS_NF_GET,
-	  SETFS_NF_ADDR, NF_USER, 0, -ERANGE, NF_ZERO, NULL },
-	{ "copy_from_kernel_nofault_user_address_erange", SETFS_NF_COPY,
-	  SETFS_NF_ADDR, NF_USER, 8, -ERANGE, NF_ZERO, NULL },
+	NF_BOTH("user_address_erange", SETFS_NF_ADDR, NF_USER, 8, -ERANGE),
 	/* TASK_SIZE_MAX and the page after it: the user guard page. */
 	{ "get_kernel_nofault_task_size_max_erange", SETFS_NF_GET,
 	  SETFS_NF_ADDR, NF_TOP, 0, -ERANGE, NF_ZERO, NULL },
@@ -203,12 +203,7 @@ static enum case_result run_nf_row(const void *data)
 	return CASE_FAIL;
 }
 
-static const struct ktap_table nofault_tables[] = {
-	KTAP_TABLE(nf_rows, run_nf_row),
-};
-
 const struct ktap_group nofault_group = {
 	.name = "setfs_user_nofault",
-	.tables = nofault_tables,
-	.ntables = ARRAY_SIZE(nofault_tables),
+	KTAP_TABLES(KTAP_TABLE(nf_rows, run_nf_row)),
 };

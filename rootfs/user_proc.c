@@ -17,7 +17,6 @@
 
 #include "setfs_user.h"
 
-#define PROC	SETFS_PROC_PATH
 #define LEGACY	SETFS_PROC_LEGACY_PATH
 
 /* Reads the whole file in odd-sized read() calls until EOF. */
@@ -191,19 +190,16 @@ static enum case_result run_read_row(const void *data)
 	size_t size = fixture_size();
 	off_t pos = r->from_end ? (off_t)size + r->pos : r->pos;
 	size_t expect = pos >= (off_t)size ? 0 : size - pos;
-	enum case_result res = CASE_FAIL;
+	enum case_result res = probe_file_state(r->path);
 	bool moves = r->how == HOW_READ || r->how == HOW_READV ||
 		     r->how == HOW_PREADV2_CUR;
 	unsigned char *buf;
 	ssize_t ret;
 	int fd;
 
-	if (!strcmp(r->path, LEGACY)) {
-		res = proc_legacy_state();
-		if (res != CASE_PASS)
-			return res;
-		res = CASE_FAIL;
-	}
+	if (res != CASE_PASS)
+		return res;
+	res = CASE_FAIL;
 	if (expect > r->count)
 		expect = r->count;
 	buf = malloc(r->count);
@@ -286,16 +282,13 @@ static enum case_result run_lseek_row(const void *data)
 	off_t size = fixture_size();
 	off_t offset = r->offset + (r->offset_plus_size ? size : 0);
 	off_t expect = r->expect + (r->expect_plus_size ? size : 0);
-	enum case_result res = CASE_FAIL;
+	enum case_result res = probe_file_state(r->path);
 	off_t ret;
 	int fd, err;
 
-	if (!strcmp(r->path, LEGACY)) {
-		res = proc_legacy_state();
-		if (res != CASE_PASS)
-			return res;
-		res = CASE_FAIL;
-	}
+	if (res != CASE_PASS)
+		return res;
+	res = CASE_FAIL;
 	fd = open_path(r->path, O_RDONLY);
 	if (fd < 0)
 		return CASE_FAIL;
@@ -315,14 +308,9 @@ out:
 	return res;
 }
 
-static const struct ktap_table proc_tables[] = {
-	KTAP_TABLE(proc_fn_cases, run_test_case),
-	KTAP_TABLE(read_rows, run_read_row),
-	KTAP_TABLE(lseek_rows, run_lseek_row),
-};
-
 const struct ktap_group proc_group = {
 	.name = "setfs_user_proc",
-	.tables = proc_tables,
-	.ntables = ARRAY_SIZE(proc_tables),
+	KTAP_TABLES(KTAP_TABLE(proc_fn_cases, run_test_case),
+		    KTAP_TABLE(read_rows, run_read_row),
+		    KTAP_TABLE(lseek_rows, run_lseek_row)),
 };

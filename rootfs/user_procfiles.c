@@ -317,12 +317,7 @@ out:
 	return res;
 }
 
-static const struct ktap_table procfiles_tables[] = {
-	KTAP_TABLE(procfile_rows, run_procfile),
-};
-
 const struct ktap_group procfiles_group = {
 	.name = "setfs_user_procfiles",
-	.tables = procfiles_tables,
-	.ntables = ARRAY_SIZE(procfiles_tables),
+	KTAP_TABLES(KTAP_TABLE(procfile_rows, run_procfile)),
 };

@@ -662,11 +662,13 @@ static enum case_result need_kpage(const char *path)
 }
 
 /* The file ends at get_max_dump_pfn(): 8 bytes per PFN below, 0 from there. */
-static enum case_result kpage_ends_at_max_pfn(const char *path)
+static enum case_result kpage_ends_at_max_pfn(const void *file, enum via v)
 {
+	const char *path = file;
 	enum case_result res = need_kpage(path);
 	unsigned long long got, want;
 
+	(void)v;
 	if (res != CASE_PASS)
 		return res;
 	if (!file_max_dump_pfn(path, &got) || !want_max_dump_pfn(&want))
@@ -682,14 +684,16 @@ static enum case_result kpage_ends_at_max_pfn(const char *path)
  * clamped at the end, reads there give 0; lseek has SEEK_SET and
  * SEEK_CUR only (mem_lseek()).
  */
-static enum case_result kpage_alignment(const char *path)
+static enum case_result kpage_alignment(const void *file, enum via v)
 {
+	const char *path = file;
 	enum case_result res = need_kpage(path);
 	unsigned long long end;
 	unsigned char rec[2 * KPM];
 	bool ok = true;
 	int fd;
 
+	(void)v;
 	if (res != CASE_PASS)
 		return res;
 	if (!file_max_dump_pfn(path, &end))
@@ -791,8 +795,9 @@ static enum case_result kpageflags_own_page(enum via v)
  * The slices where the records do not change (our page's mapcount, PFN 0,
  * a reserved page), the end, the EINVAL cases; elsewhere the length.
  */
-static enum case_result kpage_via(const char *path, enum via v)
+static enum case_result kpage_via(const void *file, enum via v)
 {
+	const char *path = file;
 	enum case_result res = need_kpage(path);
 	unsigned long long end;
 	bool own = !strcmp(path, KPAGECOUNT);
@@ -813,57 +818,6 @@ static enum case_result kpage_via(const char *path, enum via v)
 		return expect_slices(v, path, O_RDONLY, sl, ARRAY_SIZE(sl)) ?
 		       CASE_PASS : CASE_FAIL;
 	}
-}
-
-static enum case_result kpagecount_ends_at_max_pfn(enum via v)
-{
-	(void)v;
-	return kpage_ends_at_max_pfn(KPAGECOUNT);
-}
-
-static enum case_result kpageflags_ends_at_max_pfn(enum via v)
-{
-	(void)v;
-	return kpage_ends_at_max_pfn(KPAGEFLAGS);
-}
-
-static enum case_result kpagecgroup_ends_at_max_pfn(enum via v)
-{
-	(void)v;
-	return kpage_ends_at_max_pfn(KPAGECGROUP);
-}
-
-static enum case_result kpagecount_alignment(enum via v)
-{
-	(void)v;
-	return kpage_alignment(KPAGECOUNT);
-}
-
-static enum case_result kpageflags_alignment(enum via v)
-{
-	(void)v;
-	return kpage_alignment(KPAGEFLAGS);
-}
-
-static enum case_result kpagecgroup_alignment(enum via v)
-{
-	(void)v;
-	return kpage_alignment(KPAGECGROUP);
-}
-
-static enum case_result kpagecount_via(enum via v)
-{
-	return kpage_via(KPAGECOUNT, v);
-}
-
-static enum case_result kpageflags_via(enum via v)
-{
-	return kpage_via(KPAGEFLAGS, v);
-}
-
-static enum case_result kpagecgroup_via(enum via v)
-{
-	return kpage_via(KPAGECGROUP, v);
 }
 
 /* ---------------------------------------------- /proc/bus/pci/<bus>/<devfn> */
@@ -1491,20 +1445,28 @@ static enum case_result rpc_channel_empty(enum via v)
 	return ok ? CASE_PASS : CASE_FAIL;
 }
 
-static enum case_result rpc_channel_via(enum via v)
+/* The slices @sl of every cache's @leaf file, through @v. */
+static enum case_result rpc_files_via(const char *leaf, enum via v,
+				      const struct slice *sl, size_t nsl)
 {
-	static const struct slice sl[] = { SL(-1, 64) };
 	char paths[RPC_MAX][96];
 	enum case_result res;
 	bool ok = true;
 	int i, n;
 
-	n = rpc_files("channel", paths, &res);
+	n = rpc_files(leaf, paths, &res);
 	if (!n)
 		return res;
 	for (i = 0; i < n; i++)
-		ok &= expect_slices(v, paths[i], O_RDONLY, sl, ARRAY_SIZE(sl));
+		ok &= expect_slices(v, paths[i], O_RDONLY, sl, nsl);
 	return ok ? CASE_PASS : CASE_FAIL;
+}
+
+static enum case_result rpc_channel_via(enum via v)
+{
+	static const struct slice sl[] = { SL(-1, 64) };
+
+	return rpc_files_via("channel", v, sl, ARRAY_SIZE(sl));
 }
 
 /* "%llu\n" exactly; the number in @val. */
@@ -1627,17 +1589,8 @@ static enum case_result rpc_flush_write(enum via v)
 static enum case_result rpc_flush_via(enum via v)
 {
 	static const struct slice sl[] = { SL(-1, 64), SL(-1, 3) };
-	char paths[RPC_MAX][96];
-	enum case_result res;
-	bool ok = true;
-	int i, n;
 
-	n = rpc_files("flush", paths, &res);
-	if (!n)
-		return res;
-	for (i = 0; i < n; i++)
-		ok &= expect_slices(v, paths[i], O_RDONLY, sl, ARRAY_SIZE(sl));
-	return ok ? CASE_PASS : CASE_FAIL;
+	return rpc_files_via("flush", v, sl, ARRAY_SIZE(sl));
 }
 
 /*
@@ -1720,22 +1673,74 @@ static enum case_result lockd_nlm_end_grace_via(enum via v)
  * /lib/modules.  Each runs its self test at load time and then serves a
  * fifo through /proc: a write queues what fits, a read dequeues.
  */
+/* One write(2) or read(2) on a fresh open and what it must return. */
+struct fifo_op {
+	bool write;
+	const char *data;	/* written, or expected (NULL: ignore) */
+	size_t count;
+	ssize_t ret;
+};
+
+#define FW(d, c, r)	{ true, (d), (c), (r) }
+#define FR(d, c, r)	{ false, (d), (c), (r) }
+
+/* 256 bytes of letters and digits, filled in by the group's setup. */
+static char fifo_bytes[256];
+
 struct kfifo_sample {
 	const char *module;	/* name for delete_module() */
 	const char *ko;
 	const char *proc;
+	/* The *_read_write case: its steps, in order. */
+	const struct fifo_op *ops;
+	size_t nops;
+};
+
+/* 32 bytes (FIFO_SIZE); a write takes what fits, a read what is there. */
+static const struct fifo_op bytestream_ops[] = {
+	FR(NULL, 100, 0),
+	FW(fifo_bytes, 40, 32), FW(fifo_bytes, 1, 0),
+	FR(fifo_bytes, 100, 32), FR(NULL, 100, 0),
+	FW("hello", 5, 5), FR("he", 2, 2), FR("llo", 100, 3),
+	FR(NULL, 1, 0),
 };
 
 static const struct kfifo_sample kfifo_bytestream = {
 	"bytestream_example", "bytestream-example.ko", "/proc/bytestream-fifo",
+	bytestream_ops, ARRAY_SIZE(bytestream_ops),
+};
+
+/* 32 ints: counts are rounded down to whole ints, both ways. */
+static const struct fifo_op int_ops[] = {
+	FR(NULL, 100, 0),
+	FW(fifo_bytes, 10, 8), FW(fifo_bytes, 3, 0),
+	FR(fifo_bytes, 6, 4), FR(NULL, 3, 0), FR(fifo_bytes + 4, 100, 4),
+	FW(fifo_bytes, 200, 128), FR(fifo_bytes, 200, 128),
+	FR(NULL, 100, 0),
 };
 
 static const struct kfifo_sample kfifo_int = {
 	"inttype_example", "inttype-example.ko", "/proc/int-fifo",
+	int_ops, ARRAY_SIZE(int_ops),
+};
+
+/*
+ * 128 bytes of records with a 1-byte length: a write is one record or
+ * nothing; a read returns one record, cut to the count (the rest of it
+ * is dropped).
+ */
+static const struct fifo_op record_ops[] = {
+	FR(NULL, 100, 0),
+	FW(fifo_bytes, 200, 0),
+	FW("abc", 3, 3), FW("defgh", 5, 5),
+	FR("ab", 2, 2), FR("defgh", 100, 5), FR(NULL, 100, 0),
+	FW(fifo_bytes, 127, 127), FW("x", 1, 0),
+	FR(fifo_bytes, 200, 127), FR(NULL, 100, 0),
 };
 
 static const struct kfifo_sample kfifo_record = {
 	"record_example", "record-example.ko", "/proc/record-fifo",
+	record_ops, ARRAY_SIZE(record_ops),
 };
 
 static enum case_result kfifo_load(const struct kfifo_sample *k)
@@ -1775,20 +1780,6 @@ static bool kfifo_unload(const struct kfifo_sample *k)
 	return true;
 }
 
-/* One write(2) or read(2) on a fresh open and what it must return. */
-struct fifo_op {
-	bool write;
-	const char *data;	/* written, or expected (NULL: ignore) */
-	size_t count;
-	ssize_t ret;
-};
-
-#define FW(d, c, r)	{ true, (d), (c), (r) }
-#define FR(d, c, r)	{ false, (d), (c), (r) }
-
-/* 256 bytes of letters and digits, filled in by the group's setup. */
-static char fifo_bytes[256];
-
 static bool fifo_ops(const char *path, const struct fifo_op *ops, size_t n)
 {
 	unsigned char buf[512];
@@ -1816,67 +1807,19 @@ static bool fifo_ops(const char *path, const struct fifo_op *ops, size_t n)
 	return true;
 }
 
-static enum case_result kfifo_run(const struct kfifo_sample *k,
-				  const struct fifo_op *ops, size_t n)
+/* The sample's steps (k->ops) between loading and unloading it. */
+static enum case_result kfifo_read_write(const void *sample, enum via v)
 {
+	const struct kfifo_sample *k = sample;
 	enum case_result res = kfifo_load(k);
 	bool ok;
 
+	(void)v;
 	if (res != CASE_PASS)
 		return res;
-	ok = fifo_ops(k->proc, ops, n);
+	ok = fifo_ops(k->proc, k->ops, k->nops);
 	ok &= kfifo_unload(k);
 	return ok ? CASE_PASS : CASE_FAIL;
-}
-
-/* 32 bytes (FIFO_SIZE); a write takes what fits, a read what is there. */
-static enum case_result kfifo_bytestream_read_write(enum via v)
-{
-	static const struct fifo_op ops[] = {
-		FR(NULL, 100, 0),
-		FW(fifo_bytes, 40, 32), FW(fifo_bytes, 1, 0),
-		FR(fifo_bytes, 100, 32), FR(NULL, 100, 0),
-		FW("hello", 5, 5), FR("he", 2, 2), FR("llo", 100, 3),
-		FR(NULL, 1, 0),
-	};
-
-	(void)v;
-	return kfifo_run(&kfifo_bytestream, ops, ARRAY_SIZE(ops));
-}
-
-/* 32 ints: counts are rounded down to whole ints, both ways. */
-static enum case_result kfifo_int_read_write(enum via v)
-{
-	static const struct fifo_op ops[] = {
-		FR(NULL, 100, 0),
-		FW(fifo_bytes, 10, 8), FW(fifo_bytes, 3, 0),
-		FR(fifo_bytes, 6, 4), FR(NULL, 3, 0), FR(fifo_bytes + 4, 100, 4),
-		FW(fifo_bytes, 200, 128), FR(fifo_bytes, 200, 128),
-		FR(NULL, 100, 0),
-	};
-
-	(void)v;
-	return kfifo_run(&kfifo_int, ops, ARRAY_SIZE(ops));
-}
-
-/*
- * 128 bytes of records with a 1-byte length: a write is one record or
- * nothing; a read returns one record, cut to the count (the rest of it
- * is dropped).
- */
-static enum case_result kfifo_record_read_write(enum via v)
-{
-	static const struct fifo_op ops[] = {
-		FR(NULL, 100, 0),
-		FW(fifo_bytes, 200, 0),
-		FW("abc", 3, 3), FW("defgh", 5, 5),
-		FR("ab", 2, 2), FR("defgh", 100, 5), FR(NULL, 100, 0),
-		FW(fifo_bytes, 127, 127), FW("x", 1, 0),
-		FR(fifo_bytes, 200, 127), FR(NULL, 100, 0),
-	};
-
-	(void)v;
-	return kfifo_run(&kfifo_record, ops, ARRAY_SIZE(ops));
 }
 
 /*
@@ -2306,106 +2249,83 @@ static enum case_result rtas_error_log_via(enum via v)
 /*
  * A case: @run gets @via, which is VIA_NONE for the read(2) checks and
  * the path under test in the *_splice, *_sendfile and *_kernel_read rows.
+ * Cases shared by several files (the /proc/kpage* files, the kfifo
+ * samples) have @run_on instead, which gets @arg, the file, as well.
  */
 struct procread_case {
 	const char *name;
 	enum case_result (*run)(enum via v);
 	enum via via;
+	enum case_result (*run_on)(const void *arg, enum via v);
+	const void *arg;
 };
 
-#define CASE(n, fn)		{ n, fn, VIA_NONE }
-#define SPLICE(n, fn)		{ n "_splice", fn, VIA_SPLICE }
-#define SENDFILE(n, fn)		{ n "_sendfile", fn, VIA_SENDFILE }
-#define KERNEL_READ(n, fn)	{ n "_kernel_read", fn, VIA_KERNEL_READ }
+#define ROW(n, fn, v)		{ .name = n, .run = fn, .via = v }
+#define CASE(n, fn)		ROW(n, fn, VIA_NONE)
+/* The three paths into the kernel every file is read through, in order. */
+#define VIAS(n, fn)		ROW(n "_splice", fn, VIA_SPLICE),	\
+				ROW(n "_sendfile", fn, VIA_SENDFILE),	\
+				ROW(n "_kernel_read", fn, VIA_KERNEL_READ)
+
+#define ROW_ON(n, fn, a, v)	{ .name = n, .run_on = fn, .arg = a, .via = v }
+/* The cases every /proc/kpage* file has; kpagecount and kpageflags add one. */
+#define KPAGE_CASES(n, f)						\
+	ROW_ON(n "_ends_at_max_pfn", kpage_ends_at_max_pfn, f, VIA_NONE), \
+	ROW_ON(n "_alignment", kpage_alignment, f, VIA_NONE)
+#define KPAGE_VIAS(n, f)						\
+	ROW_ON(n "_splice", kpage_via, f, VIA_SPLICE),			\
+	ROW_ON(n "_sendfile", kpage_via, f, VIA_SENDFILE),		\
+	ROW_ON(n "_kernel_read", kpage_via, f, VIA_KERNEL_READ)
 
 static const struct procread_case procread_cases[] = {
 	CASE("proc_ops_read_flag", proc_ops_read_flag),
 	CASE("config_gz_size_and_magic", config_gz_size_and_magic),
 	CASE("config_gz_is_kernel_config", config_gz_is_kernel_config),
 	CASE("config_gz_pread_offsets", config_gz_pread_offsets),
-	SPLICE("config_gz", config_gz_via),
-	SENDFILE("config_gz", config_gz_via),
-	KERNEL_READ("config_gz", config_gz_via),
-	CASE("kpagecount_ends_at_max_pfn", kpagecount_ends_at_max_pfn),
-	CASE("kpagecount_alignment", kpagecount_alignment),
+	VIAS("config_gz", config_gz_via),
+	KPAGE_CASES("kpagecount", KPAGECOUNT),
 	CASE("kpagecount_own_page", kpagecount_own_page),
-	SPLICE("kpagecount", kpagecount_via),
-	SENDFILE("kpagecount", kpagecount_via),
-	KERNEL_READ("kpagecount", kpagecount_via),
-	CASE("kpageflags_ends_at_max_pfn", kpageflags_ends_at_max_pfn),
-	CASE("kpageflags_alignment", kpageflags_alignment),
+	KPAGE_VIAS("kpagecount", KPAGECOUNT),
+	KPAGE_CASES("kpageflags", KPAGEFLAGS),
 	CASE("kpageflags_own_page", kpageflags_own_page),
-	SPLICE("kpageflags", kpageflags_via),
-	SENDFILE("kpageflags", kpageflags_via),
-	KERNEL_READ("kpageflags", kpageflags_via),
-	CASE("kpagecgroup_ends_at_max_pfn", kpagecgroup_ends_at_max_pfn),
-	CASE("kpagecgroup_alignment", kpagecgroup_alignment),
-	SPLICE("kpagecgroup", kpagecgroup_via),
-	SENDFILE("kpagecgroup", kpagecgroup_via),
-	KERNEL_READ("kpagecgroup", kpagecgroup_via),
+	KPAGE_VIAS("kpageflags", KPAGEFLAGS),
+	KPAGE_CASES("kpagecgroup", KPAGECGROUP),
+	KPAGE_VIAS("kpagecgroup", KPAGECGROUP),
 	CASE("pci_config_matches_sysfs", pci_config_matches_sysfs),
 	CASE("pci_config_unprivileged_header_only",
 	     pci_config_unprivileged_header_only),
-	SPLICE("pci_config", pci_config_via),
-	SENDFILE("pci_config", pci_config_via),
-	KERNEL_READ("pci_config", pci_config_via),
+	VIAS("pci_config", pci_config_via),
 	CASE("kmsg_read_marker", kmsg_read_marker),
 	CASE("kmsg_nonblock_empty_eagain", kmsg_nonblock_empty_eagain),
 	CASE("kmsg_bad_buffer", kmsg_bad_buffer),
-	SPLICE("kmsg", kmsg_via),
-	SENDFILE("kmsg", kmsg_via),
-	KERNEL_READ("kmsg", kmsg_via),
+	VIAS("kmsg", kmsg_via),
 	CASE("profile_size", profile_size),
 	CASE("profile_pread", profile_pread),
-	SPLICE("profile", profile_via),
-	SENDFILE("profile", profile_via),
-	KERNEL_READ("profile", profile_via),
+	VIAS("profile", profile_via),
 	CASE("asound_cards", asound_cards),
 	CASE("asound_version", asound_version),
-	SPLICE("asound_entries", asound_entries_via),
-	SENDFILE("asound_entries", asound_entries_via),
-	KERNEL_READ("asound_entries", asound_entries_via),
+	VIAS("asound_entries", asound_entries_via),
 	CASE("rpc_channel_empty", rpc_channel_empty),
-	SPLICE("rpc_channel", rpc_channel_via),
-	SENDFILE("rpc_channel", rpc_channel_via),
-	KERNEL_READ("rpc_channel", rpc_channel_via),
+	VIAS("rpc_channel", rpc_channel_via),
 	CASE("rpc_flush_read", rpc_flush_read),
-	SPLICE("rpc_flush", rpc_flush_via),
-	SENDFILE("rpc_flush", rpc_flush_via),
-	KERNEL_READ("rpc_flush", rpc_flush_via),
+	VIAS("rpc_flush", rpc_flush_via),
 	CASE("rpc_flush_write", rpc_flush_write),
 	CASE("rpc_use_gss_proxy_read", rpc_use_gss_proxy_read),
-	SPLICE("rpc_use_gss_proxy", rpc_use_gss_proxy_via),
-	SENDFILE("rpc_use_gss_proxy", rpc_use_gss_proxy_via),
-	KERNEL_READ("rpc_use_gss_proxy", rpc_use_gss_proxy_via),
+	VIAS("rpc_use_gss_proxy", rpc_use_gss_proxy_via),
 	CASE("lockd_nlm_end_grace_read", lockd_nlm_end_grace_read),
-	SPLICE("lockd_nlm_end_grace", lockd_nlm_end_grace_via),
-	SENDFILE("lockd_nlm_end_grace", lockd_nlm_end_grace_via),
-	KERNEL_READ("lockd_nlm_end_grace", lockd_nlm_end_grace_via),
-	CASE("kfifo_bytestream_read_write", kfifo_bytestream_read_write),
-	SPLICE("kfifo_bytestream", kfifo_bytestream_via),
-	SENDFILE("kfifo_bytestream", kfifo_bytestream_via),
-	KERNEL_READ("kfifo_bytestream", kfifo_bytestream_via),
-	CASE("kfifo_int_read_write", kfifo_int_read_write),
-	SPLICE("kfifo_int", kfifo_int_via),
-	SENDFILE("kfifo_int", kfifo_int_via),
-	KERNEL_READ("kfifo_int", kfifo_int_via),
-	CASE("kfifo_record_read_write", kfifo_record_read_write),
-	SPLICE("kfifo_record", kfifo_record_via),
-	SENDFILE("kfifo_record", kfifo_record_via),
-	KERNEL_READ("kfifo_record", kfifo_record_via),
+	VIAS("lockd_nlm_end_grace", lockd_nlm_end_grace_via),
+	ROW_ON("kfifo_bytestream_read_write", kfifo_read_write, &kfifo_bytestream, VIA_NONE),
+	VIAS("kfifo_bytestream", kfifo_bytestream_via),
+	ROW_ON("kfifo_int_read_write", kfifo_read_write, &kfifo_int, VIA_NONE),
+	VIAS("kfifo_int", kfifo_int_via),
+	ROW_ON("kfifo_record_read_write", kfifo_read_write, &kfifo_record, VIA_NONE),
+	VIAS("kfifo_record", kfifo_record_via),
 	CASE("ppc64_systemcfg_read", ppc64_systemcfg_read),
-	SPLICE("ppc64_systemcfg", ppc64_systemcfg_via),
-	SENDFILE("ppc64_systemcfg", ppc64_systemcfg_via),
-	KERNEL_READ("ppc64_systemcfg", ppc64_systemcfg_via),
+	VIAS("ppc64_systemcfg", ppc64_systemcfg_via),
 	CASE("rtas_flash_read", rtas_flash_read),
-	SPLICE("rtas_flash", rtas_flash_via),
-	SENDFILE("rtas_flash", rtas_flash_via),
-	KERNEL_READ("rtas_flash", rtas_flash_via),
+	VIAS("rtas_flash", rtas_flash_via),
 	CASE("rtas_error_log_read", rtas_error_log_read),
-	SPLICE("rtas_error_log", rtas_error_log_via),
-	SENDFILE("rtas_error_log", rtas_error_log_via),
-	KERNEL_READ("rtas_error_log", rtas_error_log_via),
+	VIAS("rtas_error_log", rtas_error_log_via),
 };
 
 /* Every case under an alarm: a read that blocks fails instead of hanging. */
@@ -2415,7 +2335,7 @@ static enum case_result run_procread_case(const void *row)
 	enum case_result res;
 
 	alarm(CASE_TIMEOUT);
-	res = c->run(c->via);
+	res = c->run_on ? c->run_on(c->arg, c->via) : c->run(c->via);
 	if (alarm(0) == 0 && res != CASE_SKIP)
 		diag("the case ran into its %d s alarm", CASE_TIMEOUT);
 	return res;
@@ -2452,14 +2372,9 @@ static void procread_teardown(void)
 	own_page = NULL;
 }
 
-static const struct ktap_table procread_tables[] = {
-	KTAP_TABLE(procread_cases, run_procread_case),
-};
-
 const struct ktap_group procread_group = {
 	.name = "setfs_user_procread",
-	.tables = procread_tables,
-	.ntables = ARRAY_SIZE(procread_tables),
+	KTAP_TABLES(KTAP_TABLE(procread_cases, run_procread_case)),
 	.setup = procread_setup,
 	.teardown = procread_teardown,
 };

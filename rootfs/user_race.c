@@ -111,18 +111,9 @@ static bool race_stopped(void)
 	return __atomic_load_n(&rc.stop, __ATOMIC_RELAXED);
 }
 
-static unsigned long long race_rnd(struct race_thread *t)
-{
-	unsigned long long z = (t->rng += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 static unsigned long long below(struct race_thread *t, unsigned long long n)
 {
-	return n ? race_rnd(t) % n : 0;
+	return n ? splitmix64(&t->rng) % n : 0;
 }
 
 static bool race_fail(struct race_thread *t, const char *fmt, ...)
@@ -277,7 +268,7 @@ static bool race_op(struct race_thread *t, int f)
 		count = below(t, t->slice_len + 1);
 		pos = t->slice_off + below(t, t->slice_len - count + 1);
 		for (i = 0; i < count; i++)
-			t->buf[i] = race_rnd(t);
+			t->buf[i] = splitmix64(&t->rng);
 		ret = pwrite(fd, t->buf, count, pos);
 		if (rf->fl & RF_PROC)
 			return race_errno(t, "pwrite", ret, EIO);
@@ -470,14 +461,9 @@ static void race_teardown(void)
 	free(rc.store);
 }
 
-static const struct ktap_table race_tables[] = {
-	KTAP_TABLE(race_rows, run_race_row),
-};
-
 const struct ktap_group race_group = {
 	.name = "setfs_user_race",
-	.tables = race_tables,
-	.ntables = ARRAY_SIZE(race_tables),
+	KTAP_TABLES(KTAP_TABLE(race_rows, run_race_row)),
 	.setup = race_setup,
 	.teardown = race_teardown,
 };

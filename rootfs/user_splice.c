@@ -19,11 +19,6 @@
 
 #include "setfs_user.h"
 
-#define PROC		SETFS_PROC_PATH
-#define PROC_LEGACY	SETFS_PROC_LEGACY_PATH
-#define DEV		SETFS_DEV_PATH
-#define DEV_LEGACY	SETFS_DEV_LEGACY_PATH
-#define DEV_BOTH	SETFS_DEV_BOTH_PATH
 #define SYSCTL_VERSION	"/proc/sys/kernel/version"
 #define SYSCTL_NR_OPEN	"/proc/sys/fs/nr_open"
 #define SYSCTL_HOSTNAME	"/proc/sys/kernel/hostname"
@@ -94,6 +89,14 @@ static int tmpfs_file(void)
 	return fd;
 }
 
+/* The tmpfs file c->out holds the whole pattern, @size bytes. */
+static bool check_tmpfs_copy(struct splice_ctx *c, size_t size)
+{
+	return check_ll("pread of the copy", pread(c->out, c->buf, size, 0),
+			size) &&
+	       check_pattern("copy", c->buf, size, 0);
+}
+
 /* Splices from c->fd at *off (or the file position when NULL) to EOF. */
 static ssize_t splice_all(struct splice_ctx *c, loff_t *off, size_t max)
 {
@@ -116,133 +119,140 @@ static bool check_pipe_pattern(int fd, unsigned char *buf, size_t len,
 	       check_pattern("pipe", buf, len, pos);
 }
 
-static enum case_result splice_proc_to_pipe_whole_file(void)
+/*
+ * A case on a struct splice_ctx: run_ctx_row() opens @path for reading
+ * with a buffer of @bufsize bytes (0: the fixture's size), a second pipe
+ * and a tmpfs file in c->out if asked, runs @run with the fixture's size
+ * and closes everything after it.
+ */
+struct ctx_row {
+	const char *name;
+	bool (*run)(struct splice_ctx *c, size_t size);
+	const char *path;
+	size_t bufsize;
+	bool two_pipes;
+	bool tmpfs;
+};
+
+static enum case_result run_ctx_row(const void *data)
 {
+	const struct ctx_row *r = data;
 	size_t size = fixture_size();
 	enum case_result res = CASE_FAIL;
 	struct splice_ctx c;
-	loff_t off = 0;
 
-	if (splice_open(&c, PROC, O_RDONLY, false, size) &&
-	    check_ll("bytes spliced", splice_all(&c, &off, size + 100), size) &&
-	    check_ll("off_in afterwards", off, size) &&
-	    check_ll("file position (off_in given)", lseek(c.fd, 0, SEEK_CUR), 0) &&
-	    check_pipe_pattern(c.p[0], c.buf, size, 0))
+	if (!splice_open(&c, r->path, O_RDONLY, r->two_pipes,
+			 r->bufsize ? r->bufsize : size))
+		goto out;
+	if (r->tmpfs) {
+		c.out = tmpfs_file();
+		if (c.out < 0)
+			goto out;
+	}
+	if (r->run(&c, size))
 		res = CASE_PASS;
+out:
 	splice_close(&c);
 	return res;
 }
 
-static enum case_result splice_proc_to_pipe_cross_page(void)
+static bool splice_proc_to_pipe_whole_file(struct splice_ctx *c, size_t size)
 {
-	enum case_result res = CASE_FAIL;
-	struct splice_ctx c;
+	loff_t off = 0;
+
+	return check_ll("bytes spliced", splice_all(c, &off, size + 100), size) &&
+	       check_ll("off_in afterwards", off, size) &&
+	       check_ll("file position (off_in given)", lseek(c->fd, 0, SEEK_CUR), 0) &&
+	       check_pipe_pattern(c->p[0], c->buf, size, 0);
+}
+
+static bool splice_proc_to_pipe_cross_page(struct splice_ctx *c, size_t size)
+{
 	loff_t off = 4090;
 
-	if (splice_open(&c, PROC, O_RDONLY, false, 100) &&
-	    check_ll("splice", splice(c.fd, &off, c.p[1], NULL, 100, 0), 100) &&
-	    check_ll("off_in afterwards", off, 4190) &&
-	    check_pipe_pattern(c.p[0], c.buf, 100, 4090))
-		res = CASE_PASS;
-	splice_close(&c);
-	return res;
+	(void)size;
+	return check_ll("splice", splice(c->fd, &off, c->p[1], NULL, 100, 0), 100) &&
+	       check_ll("off_in afterwards", off, 4190) &&
+	       check_pipe_pattern(c->p[0], c->buf, 100, 4090);
 }
 
-static enum case_result splice_proc_to_pipe_file_position(void)
+static bool splice_proc_to_pipe_file_position(struct splice_ctx *c,
+					      size_t size)
 {
-	enum case_result res = CASE_FAIL;
-	struct splice_ctx c;
-
-	if (splice_open(&c, PROC, O_RDONLY, false, 100) &&
-	    check_ll("lseek", lseek(c.fd, 5000, SEEK_SET), 5000) &&
-	    check_ll("splice", splice(c.fd, NULL, c.p[1], NULL, 100, 0), 100) &&
-	    check_ll("file position afterwards", lseek(c.fd, 0, SEEK_CUR), 5100) &&
-	    check_pipe_pattern(c.p[0], c.buf, 100, 5000))
-		res = CASE_PASS;
-	splice_close(&c);
-	return res;
+	(void)size;
+	return check_ll("lseek", lseek(c->fd, 5000, SEEK_SET), 5000) &&
+	       check_ll("splice", splice(c->fd, NULL, c->p[1], NULL, 100, 0), 100) &&
+	       check_ll("file position afterwards", lseek(c->fd, 0, SEEK_CUR), 5100) &&
+	       check_pipe_pattern(c->p[0], c->buf, 100, 5000);
 }
 
-static enum case_result splice_proc_to_pipe_at_eof(void)
+static bool splice_proc_to_pipe_at_eof(struct splice_ctx *c, size_t size)
 {
-	enum case_result res = CASE_FAIL;
-	struct splice_ctx c;
-	loff_t off = fixture_size();
+	loff_t off = size;
 
-	if (splice_open(&c, PROC, O_RDONLY, false, 1) &&
-	    check_ll("splice", splice(c.fd, &off, c.p[1], NULL, 100, 0), 0) &&
-	    check_ll("bytes in the pipe", drain_pipe(c.p[0], c.buf, 0), 0))
-		res = CASE_PASS;
-	splice_close(&c);
-	return res;
+	return check_ll("splice", splice(c->fd, &off, c->p[1], NULL, 100, 0), 0) &&
+	       check_ll("bytes in the pipe", drain_pipe(c->p[0], c->buf, 0), 0);
 }
 
-static enum case_result sendfile_proc_to_pipe(void)
+static bool sendfile_proc_to_pipe(struct splice_ctx *c, size_t size)
 {
-	size_t size = fixture_size(), total = 0;
-	enum case_result res = CASE_FAIL;
-	struct splice_ctx c;
+	size_t total = 0;
 	off_t off = 0;
-	ssize_t ret = -1;
+	ssize_t ret;
 
-	if (!splice_open(&c, PROC, O_RDONLY, false, size))
-		goto out;
-	while ((ret = sendfile(c.p[1], c.fd, &off, size - total)) > 0)
+	while ((ret = sendfile(c->p[1], c->fd, &off, size - total)) > 0)
 		total += ret;
-	if (ret < 0)
+	if (ret < 0) {
 		diag("sendfile: %s", strerror(errno));
-	else if (check_ll("bytes sent", total, size) &&
-		 check_ll("offset afterwards", off, size) &&
-		 check_pipe_pattern(c.p[0], c.buf, size, 0))
-		res = CASE_PASS;
-out:
-	splice_close(&c);
-	return res;
+		return false;
+	}
+	return check_ll("bytes sent", total, size) &&
+	       check_ll("offset afterwards", off, size) &&
+	       check_pipe_pattern(c->p[0], c->buf, size, 0);
 }
 
-static enum case_result sendfile_proc_to_tmpfs_file(void)
+static bool sendfile_proc_to_tmpfs_file(struct splice_ctx *c, size_t size)
 {
-	size_t size = fixture_size(), total = 0;
-	enum case_result res = CASE_FAIL;
-	struct splice_ctx c;
-	ssize_t ret = -1;
+	size_t total = 0;
+	ssize_t ret;
 
-	if (!splice_open(&c, PROC, O_RDONLY, false, size))
-		goto out;
-	c.out = tmpfs_file();
-	if (c.out < 0)
-		goto out;
-	while ((ret = sendfile(c.out, c.fd, NULL, size + 100 - total)) > 0)
+	while ((ret = sendfile(c->out, c->fd, NULL, size + 100 - total)) > 0)
 		total += ret;
-	if (ret < 0)
+	if (ret < 0) {
 		diag("sendfile: %s", strerror(errno));
-	else if (check_ll("bytes sent", total, size) &&
-		 check_ll("file position of the proc file", lseek(c.fd, 0, SEEK_CUR),
-			  size) &&
-		 check_ll("pread of the copy", pread(c.out, c.buf, size, 0), size) &&
-		 check_pattern("copy", c.buf, size, 0))
-		res = CASE_PASS;
-out:
-	splice_close(&c);
-	return res;
+		return false;
+	}
+	return check_ll("bytes sent", total, size) &&
+	       check_ll("file position of the proc file", lseek(c->fd, 0, SEEK_CUR),
+			size) &&
+	       check_tmpfs_copy(c, size);
 }
 
-static enum case_result tee_proc_pipe_duplicates(void)
+static bool tee_proc_pipe_duplicates(struct splice_ctx *c, size_t size)
 {
-	size_t size = fixture_size();
-	enum case_result res = CASE_FAIL;
-	struct splice_ctx c;
 	loff_t off = 0;
 
-	if (splice_open(&c, PROC, O_RDONLY, true, size) &&
-	    check_ll("bytes spliced", splice_all(&c, &off, size), size) &&
-	    check_ll("tee", tee(c.p[0], c.q[1], size, 0), size) &&
-	    check_pipe_pattern(c.q[0], c.buf, size, 0) &&
-	    check_pipe_pattern(c.p[0], c.buf, size, 0))
-		res = CASE_PASS;
-	splice_close(&c);
-	return res;
+	return check_ll("bytes spliced", splice_all(c, &off, size), size) &&
+	       check_ll("tee", tee(c->p[0], c->q[1], size, 0), size) &&
+	       check_pipe_pattern(c->q[0], c->buf, size, 0) &&
+	       check_pipe_pattern(c->p[0], c->buf, size, 0);
 }
+
+/* On the proc file, with a buffer of @bs bytes (0: the fixture's size). */
+#define PROC_ROW(n, fn, bs)	{ .name = n, .run = fn, .path = PROC, .bufsize = bs }
+
+static const struct ctx_row proc_rows[] = {
+	PROC_ROW("splice_proc_to_pipe_whole_file", splice_proc_to_pipe_whole_file, 0),
+	PROC_ROW("splice_proc_to_pipe_cross_page", splice_proc_to_pipe_cross_page, 100),
+	PROC_ROW("splice_proc_to_pipe_file_position",
+		 splice_proc_to_pipe_file_position, 100),
+	PROC_ROW("splice_proc_to_pipe_at_eof", splice_proc_to_pipe_at_eof, 1),
+	PROC_ROW("sendfile_proc_to_pipe", sendfile_proc_to_pipe, 0),
+	{ .name = "sendfile_proc_to_tmpfs_file", .run = sendfile_proc_to_tmpfs_file,
+	  .path = PROC, .tmpfs = true },
+	{ .name = "tee_proc_pipe_duplicates", .run = tee_proc_pipe_duplicates,
+	  .path = PROC, .two_pipes = true },
+};
 
 /* The whole of a sysctl file through splice, checked against @want. */
 static bool splice_sysctl(const char *path, const char *want)
@@ -276,13 +286,9 @@ static enum case_result splice_sysctl_fs_nr_open(void)
 {
 	char want[64] = "";
 	ssize_t len;
-	int fd;
 
-	fd = open_path(SYSCTL_NR_OPEN, O_RDONLY);
-	if (fd < 0)
+	if (!read_once(SYSCTL_NR_OPEN, want, sizeof(want) - 1, &len))
 		return CASE_FAIL;
-	len = read(fd, want, sizeof(want) - 1);
-	close(fd);
 	/* The kernel's default, nothing in the guest changes it. */
 	if (!check_ll("read of " SYSCTL_NR_OPEN, len, 8) ||
 	    !check_mem(SYSCTL_NR_OPEN, want, "1048576\n", 8))
@@ -319,14 +325,7 @@ out:
 	return res;
 }
 
-static const struct test_case splice_fn_cases[] = {
-	{ "splice_proc_to_pipe_whole_file", splice_proc_to_pipe_whole_file },
-	{ "splice_proc_to_pipe_cross_page", splice_proc_to_pipe_cross_page },
-	{ "splice_proc_to_pipe_file_position", splice_proc_to_pipe_file_position },
-	{ "splice_proc_to_pipe_at_eof", splice_proc_to_pipe_at_eof },
-	{ "sendfile_proc_to_pipe", sendfile_proc_to_pipe },
-	{ "sendfile_proc_to_tmpfs_file", sendfile_proc_to_tmpfs_file },
-	{ "tee_proc_pipe_duplicates", tee_proc_pipe_duplicates },
+static const struct test_case sysctl_cases[] = {
 	{ "splice_sysctl_kernel_version", splice_sysctl_kernel_version },
 	{ "splice_sysctl_fs_nr_open", splice_sysctl_fs_nr_open },
 	{ "splice_pipe_to_sysctl_hostname", splice_pipe_to_sysctl_hostname },
@@ -368,7 +367,7 @@ static enum case_result run_einval_row(const void *data)
 {
 	const struct einval_row *r = data;
 	size_t size = fixture_size();
-	enum case_result res = CASE_FAIL;
+	enum case_result res = probe_file_state(r->path);
 	struct setfs_ctl_info info;
 	unsigned char *pattern = NULL;
 	size_t queued = 0;
@@ -376,12 +375,9 @@ static enum case_result run_einval_row(const void *data)
 	ssize_t ret;
 	int err;
 
-	if (!strcmp(r->path, PROC_LEGACY)) {
-		res = proc_legacy_state();
-		if (res != CASE_PASS)
-			return res;
-		res = CASE_FAIL;
-	}
+	if (res != CASE_PASS)
+		return res;
+	res = CASE_FAIL;
 	if (!splice_open(&c, r->path, r->how == PIPE_TO_FILE ? O_WRONLY : O_RDONLY,
 			 false, size))
 		goto out;
@@ -429,48 +425,33 @@ out:
 }
 
 /* Without splice, read() and write() still copy a device to a file. */
-struct copy_row {
-	const char *name;
-	const char *path;
-};
-
-static const struct copy_row copy_rows[] = {
-	{ "read_write_copy_dev_to_tmpfs", DEV },
-	{ "read_write_copy_dev_legacy_to_tmpfs", DEV_LEGACY },
-	{ "read_write_copy_dev_both_to_tmpfs", DEV_BOTH },
-};
-
-static enum case_result run_copy_row(const void *data)
+static bool read_write_copy(struct splice_ctx *c, size_t size)
 {
-	const struct copy_row *r = data;
-	size_t size = fixture_size(), total = 0;
-	enum case_result res = CASE_FAIL;
 	unsigned char chunk[1000];
-	struct splice_ctx c;
+	size_t total = 0;
 	ssize_t ret;
 
-	if (!splice_open(&c, r->path, O_RDONLY, false, size))
-		goto out;
-	c.out = tmpfs_file();
-	if (c.out < 0)
-		goto out;
-	while ((ret = read(c.fd, chunk, sizeof(chunk))) > 0) {
-		if (!check_ll("write", write(c.out, chunk, ret), ret))
-			goto out;
+	while ((ret = read(c->fd, chunk, sizeof(chunk))) > 0) {
+		if (!check_ll("write", write(c->out, chunk, ret), ret))
+			return false;
 		total += ret;
 	}
 	if (ret < 0) {
 		diag("read after %zu bytes: %s", total, strerror(errno));
-		goto out;
+		return false;
 	}
-	if (check_ll("bytes copied", total, size) &&
-	    check_ll("pread of the copy", pread(c.out, c.buf, size, 0), size) &&
-	    check_pattern("copy", c.buf, size, 0))
-		res = CASE_PASS;
-out:
-	splice_close(&c);
-	return res;
+	return check_ll("bytes copied", total, size) &&
+	       check_tmpfs_copy(c, size);
 }
+
+/* A device read into a tmpfs file. */
+#define COPY_ROW(n, p)	{ .name = n, .run = read_write_copy, .path = p, .tmpfs = true }
+
+static const struct ctx_row copy_rows[] = {
+	COPY_ROW("read_write_copy_dev_to_tmpfs", DEV),
+	COPY_ROW("read_write_copy_dev_legacy_to_tmpfs", DEV_LEGACY),
+	COPY_ROW("read_write_copy_dev_both_to_tmpfs", DEV_BOTH),
+};
 
 /* write() stores into the store; reads still return the pattern. */
 static enum case_result write_dev_stores_reads_pattern(void)
@@ -505,15 +486,11 @@ static const struct test_case splice_rw_cases[] = {
 	{ "write_dev_stores_reads_pattern", write_dev_stores_reads_pattern },
 };
 
-static const struct ktap_table splice_tables[] = {
-	KTAP_TABLE(splice_fn_cases, run_test_case),
-	KTAP_TABLE(einval_rows, run_einval_row),
-	KTAP_TABLE(copy_rows, run_copy_row),
-	KTAP_TABLE(splice_rw_cases, run_test_case),
-};
-
 const struct ktap_group splice_group = {
 	.name = "setfs_user_splice",
-	.tables = splice_tables,
-	.ntables = ARRAY_SIZE(splice_tables),
+	KTAP_TABLES(KTAP_TABLE(proc_rows, run_ctx_row),
+		    KTAP_TABLE(sysctl_cases, run_test_case),
+		    KTAP_TABLE(einval_rows, run_einval_row),
+		    KTAP_TABLE(copy_rows, run_ctx_row),
+		    KTAP_TABLE(splice_rw_cases, run_test_case)),
 };

@@ -186,45 +186,36 @@ struct ua_row {
 	{ n, SETFS_UA_STRNCPY_FROM_USER, b, o, s, SZ_BYTES, r, p, l }
 #define AOK(n, b, o, s, u, r)	{ n, SETFS_UA_ACCESS_OK, b, o, s, u, r, NULL, 0 }
 
+/* get_user() and put_user() meet the same edges, with the same results. */
+#define GET_PUT_ROWS(M, op)						\
+	M(op "_user_1_last_byte", AT_TOP, -1, 1, 0),			\
+	M(op "_user_2_last_bytes", AT_TOP, -2, 2, 0),			\
+	M(op "_user_4_last_bytes", AT_TOP, -4, 4, 0),			\
+	M(op "_user_8_last_bytes", AT_TOP, -8, 8, 0),			\
+	M(op "_user_2_straddles_task_size_max", AT_TOP, -1, 2, -EFAULT),	\
+	M(op "_user_4_straddles_task_size_max", AT_TOP, -3, 4, -EFAULT),	\
+	M(op "_user_8_straddles_task_size_max", AT_TOP, -7, 8, -EFAULT),	\
+	M(op "_user_1_at_task_size_max", AT_TOP, 0, 1, -EFAULT),	\
+	M(op "_user_2_at_task_size_max", AT_TOP, 0, 2, -EFAULT),	\
+	M(op "_user_4_at_task_size_max", AT_TOP, 0, 4, -EFAULT),	\
+	M(op "_user_8_at_task_size_max", AT_TOP, 0, 8, -EFAULT),	\
+	M(op "_user_8_kernel_address", AT_KBUF, 0, 8, -EFAULT),		\
+	M(op "_user_8_unmapped_page", AT_HOLE, 0, 8, -EFAULT),		\
+	M(op "_user_4_null", AT_ZERO, 0, 4, -EFAULT)
+
+/* copy_from_user() and copy_to_user(): the same edges, the same counts. */
+#define COPY_ROWS(M, op)						\
+	M(op "_last_16_bytes", AT_TOP, -16, 16, 0),			\
+	M(op "_straddles_task_size_max", AT_TOP, -8, 16, 16),		\
+	M(op "_zero_bytes_at_task_size_max", AT_TOP, 0, 0, 0),		\
+	M(op "_partial_before_unmapped", AT_EDGE, -8, 16, 8),		\
+	M(op "_kernel_address", AT_KBUF, 0, 16, 16)
+
 static const struct ua_row ua_rows[] = {
-	GET("get_user_1_last_byte", AT_TOP, -1, 1, 0),
-	GET("get_user_2_last_bytes", AT_TOP, -2, 2, 0),
-	GET("get_user_4_last_bytes", AT_TOP, -4, 4, 0),
-	GET("get_user_8_last_bytes", AT_TOP, -8, 8, 0),
-	GET("get_user_2_straddles_task_size_max", AT_TOP, -1, 2, -EFAULT),
-	GET("get_user_4_straddles_task_size_max", AT_TOP, -3, 4, -EFAULT),
-	GET("get_user_8_straddles_task_size_max", AT_TOP, -7, 8, -EFAULT),
-	GET("get_user_1_at_task_size_max", AT_TOP, 0, 1, -EFAULT),
-	GET("get_user_2_at_task_size_max", AT_TOP, 0, 2, -EFAULT),
-	GET("get_user_4_at_task_size_max", AT_TOP, 0, 4, -EFAULT),
-	GET("get_user_8_at_task_size_max", AT_TOP, 0, 8, -EFAULT),
-	GET("get_user_8_kernel_address", AT_KBUF, 0, 8, -EFAULT),
-	GET("get_user_8_unmapped_page", AT_HOLE, 0, 8, -EFAULT),
-	GET("get_user_4_null", AT_ZERO, 0, 4, -EFAULT),
-	PUT("put_user_1_last_byte", AT_TOP, -1, 1, 0),
-	PUT("put_user_2_last_bytes", AT_TOP, -2, 2, 0),
-	PUT("put_user_4_last_bytes", AT_TOP, -4, 4, 0),
-	PUT("put_user_8_last_bytes", AT_TOP, -8, 8, 0),
-	PUT("put_user_2_straddles_task_size_max", AT_TOP, -1, 2, -EFAULT),
-	PUT("put_user_4_straddles_task_size_max", AT_TOP, -3, 4, -EFAULT),
-	PUT("put_user_8_straddles_task_size_max", AT_TOP, -7, 8, -EFAULT),
-	PUT("put_user_1_at_task_size_max", AT_TOP, 0, 1, -EFAULT),
-	PUT("put_user_2_at_task_size_max", AT_TOP, 0, 2, -EFAULT),
-	PUT("put_user_4_at_task_size_max", AT_TOP, 0, 4, -EFAULT),
-	PUT("put_user_8_at_task_size_max", AT_TOP, 0, 8, -EFAULT),
-	PUT("put_user_8_kernel_address", AT_KBUF, 0, 8, -EFAULT),
-	PUT("put_user_8_unmapped_page", AT_HOLE, 0, 8, -EFAULT),
-	PUT("put_user_4_null", AT_ZERO, 0, 4, -EFAULT),
-	CFU("copy_from_user_last_16_bytes", AT_TOP, -16, 16, 0),
-	CFU("copy_from_user_straddles_task_size_max", AT_TOP, -8, 16, 16),
-	CFU("copy_from_user_zero_bytes_at_task_size_max", AT_TOP, 0, 0, 0),
-	CFU("copy_from_user_partial_before_unmapped", AT_EDGE, -8, 16, 8),
-	CFU("copy_from_user_kernel_address", AT_KBUF, 0, 16, 16),
-	CTU("copy_to_user_last_16_bytes", AT_TOP, -16, 16, 0),
-	CTU("copy_to_user_straddles_task_size_max", AT_TOP, -8, 16, 16),
-	CTU("copy_to_user_zero_bytes_at_task_size_max", AT_TOP, 0, 0, 0),
-	CTU("copy_to_user_partial_before_unmapped", AT_EDGE, -8, 16, 8),
-	CTU("copy_to_user_kernel_address", AT_KBUF, 0, 16, 16),
+	GET_PUT_ROWS(GET, "get"),
+	GET_PUT_ROWS(PUT, "put"),
+	COPY_ROWS(CFU, "copy_from_user"),
+	COPY_ROWS(CTU, "copy_to_user"),
 	STR("strncpy_from_user_nul_before_task_size_max", AT_TOP, -4, 16, 3,
 	    "abc", 4),
 	STR("strncpy_from_user_no_nul_before_task_size_max", AT_TOP, -4, 16,
@@ -379,14 +370,9 @@ static enum case_result run_ua_row(const void *data)
 	return ok ? CASE_PASS : CASE_FAIL;
 }
 
-static const struct ktap_table uaccess_tables[] = {
-	KTAP_TABLE(ua_rows, run_ua_row),
-};
-
 const struct ktap_group uaccess_group = {
 	.name = "setfs_user_uaccess",
-	.tables = uaccess_tables,
-	.ntables = ARRAY_SIZE(uaccess_tables),
+	KTAP_TABLES(KTAP_TABLE(ua_rows, run_ua_row)),
 	.setup = uaccess_setup,
 	.teardown = uaccess_teardown,
 };

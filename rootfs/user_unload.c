@@ -75,15 +75,6 @@ static bool readers_stopped(void)
 	return __atomic_load_n(&ul.stop, __ATOMIC_RELAXED);
 }
 
-static unsigned long long ul_rnd(struct reader *r)
-{
-	unsigned long long z = (r->rng += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 static void *reader_fail(struct reader *r, const char *what, ssize_t ret,
 			 int err)
 {
@@ -146,9 +137,9 @@ static void *reader_fn(void *arg)
 			r->opens++;
 			n = 0;
 		}
-		use_splice = r->p[0] >= 0 && ul_rnd(r) % 3 == 0;
-		pos = ul_rnd(r) % (ul.size + 1);
-		count = ul_rnd(r) % (ul.size + 1);
+		use_splice = r->p[0] >= 0 && splitmix64(&r->rng) % 3 == 0;
+		pos = splitmix64(&r->rng) % (ul.size + 1);
+		count = splitmix64(&r->rng) % (ul.size + 1);
 		if (use_splice && !count)
 			count = 1;	/* splice of 0 bytes returns at once */
 		want = pos >= (long long)ul.size ? 0 : ul.size - pos;
@@ -451,14 +442,9 @@ static void unload_teardown(void)
 	free(ul.pattern);
 }
 
-static const struct ktap_table unload_tables[] = {
-	KTAP_TABLE(unload_cases, run_test_case),
-};
-
 const struct ktap_group unload_group = {
 	.name = "setfs_user_unload",
-	.tables = unload_tables,
-	.ntables = ARRAY_SIZE(unload_tables),
+	KTAP_TABLES(KTAP_TABLE(unload_cases, run_test_case)),
 	.setup = unload_setup,
 	.teardown = unload_teardown,
 };
