@@ -8,7 +8,10 @@ series: the lines of "setfs_user series" (rootfs/bench.c) from the
 pristine and the patched kernel, side by side: ns per call, the
 throughput ratio patched/pristine and the goal.  Several files per side
 are rounds (boots) of the same kernel: each row keeps its best round
-(lowest median), and its lowest minimum over all rounds.  times: seconds per part
+(lowest median), and its lowest minimum over all rounds.  "series-profile"
+lines (rootfs/profile.c) are kernel samples taken while a row's read
+ran; the rounds' samples are added up and shown as shares per symbol
+under the table.  times: seconds per part
 of a run ("# setfs-time:" lines kept by harness.report) per target.
 """
 
@@ -42,6 +45,57 @@ def load_series(lines) -> Tuple[Dict[str, str], Dict[Key, List[str]], List[Key]]
                 new = old       # a round that ran beats one that did not
             got[key] = new
     return what, got, order
+
+
+def load_profile(lines) -> Tuple[Dict[Key, Tuple[int, int, Dict[str, int]]], List[Key]]:
+    """Kernel samples per (file, size, path): total, lost and the count of
+    each symbol, added up over the rounds; and the rows' order.  A round
+    that could not sample ("error:REASON") counts as a symbol of that name
+    with no samples, so that the reason shows."""
+    prof, order = {}, []
+    for line in lines:
+        f = line.rstrip("\n").split("|")
+        if f[0] != "series-profile" or len(f) < 7:
+            continue
+        key = (f[1], int(f[2]), f[3])
+        if key not in prof:
+            prof[key] = (0, 0, {})
+            order.append(key)
+        total, lost, syms = prof[key]
+        if f[6].startswith("error:"):
+            syms.setdefault(f[6], 0)
+            continue
+        for item in filter(None, f[6].split(",")):
+            name, count = item.rsplit(":", 1)
+            syms[name] = syms.get(name, 0) + int(count)
+        prof[key] = (total + int(f[4]), lost + int(f[5]), syms)
+    return prof, order
+
+
+def profile_lines(before, after, top=6) -> List[str]:
+    """Where the time goes, per profiled row: the top symbols' shares of
+    the kernel samples on each kernel."""
+    pb, order = load_profile(before)
+    pa, order_a = load_profile(after)
+    order += [k for k in order_a if k not in pb]
+    if not order:
+        return []
+    out = ["where the kernel time goes (perf cpu-clock samples in kernel mode "
+           "while the row's read ran; share of the samples):"]
+    for key in order:
+        out.append("  %s %d B %s" % key)
+        for side, prof in (("before", pb), ("after", pa)):
+            if key not in prof:
+                out.append("    %-6s no samples" % side)
+                continue
+            total, lost, syms = prof[key]
+            top_syms = sorted(syms.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+            shares = ", ".join("%s %.0f%%" % (n, 100.0 * c / total)
+                               for n, c in top_syms) if total else \
+                ", ".join(n for n in syms) or "-"
+            out.append("    %-6s %5d samples%s: %s" % (
+                side, total, " (%d lost)" % lost if lost else "", shares))
+    return out
 
 
 def compare(before, after) -> Tuple[List[tuple], int]:
@@ -108,6 +162,9 @@ def series_table(before, after) -> str:
     out.append("%d row(s) MISSED %.2f of the pristine throughput on both median "
                "and minimum or fail only after the series; %d met it on the "
                "minimum only" % (missed, GOAL, on_min))
+    prof = profile_lines(before, after)
+    if prof:
+        out += [""] + prof
     return "\n".join(out)
 
 

@@ -838,6 +838,53 @@ static void series_print(const char *file, const struct bench_op *op,
 		       op_bytes_per_call(op));
 }
 
+/* Seconds a profiled row reads: about 375 samples at HZ=250. */
+#define SERIES_PROFILE_NS	1.5e9
+/* Symbols a series-profile line names, most samples first. */
+#define SERIES_PROFILE_TOP	8
+
+/*
+ * Where @op's reads spend their kernel time: @op reads on for
+ * SERIES_PROFILE_NS under a kprof (profile.c), then one line
+ * "series-profile|file|req|path|samples|lost|symbol:count,...", or
+ * "...|0|0|error:REASON" when the kernel cannot be sampled.
+ */
+static void series_profile(const char *file, struct bench_op *op,
+			   const char *path)
+{
+	unsigned long long bytes = 0;
+	struct kprof *kp;
+	double t0;
+	int err;
+
+	printf("series-profile|%s|%zu|%s|", file, op->req, path);
+	kp = malloc(sizeof(*kp));
+	if (!kp) {
+		printf("0|0|error:out of memory\n");
+		return;
+	}
+	err = kprof_open(kp);
+	if (err) {
+		printf("0|0|error:%s\n", err == -ENOENT ?
+		       "no kernel addresses in /proc/kallsyms" :
+		       strerror(-err));
+		free(kp);
+		return;
+	}
+	kprof_enable(kp, true);
+	t0 = now_ns();
+	while (now_ns() - t0 < SERIES_PROFILE_NS) {
+		if (!op_steps(op, op->chunk, &bytes))
+			break;
+		kprof_drain(kp);
+	}
+	kprof_enable(kp, false);
+	kprof_drain(kp);
+	kprof_print(kp, SERIES_PROFILE_TOP);
+	kprof_close(kp);
+	free(kp);
+}
+
 static void series_file(size_t f)
 {
 	static const char *const paths[] = { "read", "sendfile", "splice" };
@@ -870,10 +917,13 @@ static void series_file(size_t f)
 				lseek(ops[i].fd, 0, SEEK_SET);
 		}
 		measure_row(ops, ARRAY_SIZE(paths));
-		for (i = 0; i < ARRAY_SIZE(paths); i++) {
+		for (i = 0; i < ARRAY_SIZE(paths); i++)
 			series_print(file, &ops[i], paths[i]);
+		/* the 4 KiB read(2): where its time goes */
+		if (req == 4096 && op_ok(&ops[0]))
+			series_profile(file, &ops[0], paths[0]);
+		for (i = 0; i < ARRAY_SIZE(paths); i++)
 			op_close(&ops[i]);
-		}
 	}
 }
 

@@ -44,6 +44,34 @@ int bench_main(void);
 /* "setfs_user series": real /proc files, for ./run.sh bench series. */
 int series_main(void);
 
+/*
+ * profile.c: samples of the kernel's instruction pointer while this task
+ * runs (a perf software clock event), counted per kernel symbol.
+ */
+#define KPROF_MAX_SYMS	256
+struct kprof_sym {
+	const char *name;
+	unsigned long count;
+};
+struct kprof {
+	int fd;
+	void *map;
+	unsigned char *data;
+	size_t map_size, data_size;
+	unsigned long samples, other;
+	unsigned long long lost;
+	struct kprof_sym syms[KPROF_MAX_SYMS];
+	size_t nsyms;
+};
+/* 0, or -errno: no perf events, no readable /proc/kallsyms (-ENOENT). */
+int kprof_open(struct kprof *kp);
+void kprof_enable(struct kprof *kp, bool on);
+/* Count the samples taken so far; call often enough not to lose any. */
+void kprof_drain(struct kprof *kp);
+/* "SAMPLES|LOST|symbol:count,...\n", the @top symbols, most first. */
+void kprof_print(struct kprof *kp, unsigned int top);
+void kprof_close(struct kprof *kp);
+
 /* Bytes in every fixture (the module's "size" parameter), 0 if unknown. */
 size_t fixture_size(void);
 

@@ -27,7 +27,37 @@ series|/proc/config.gz|4096|read|err|read: Bad address
 """.splitlines()
 
 
+PROFILE_BEFORE = [
+    "series-profile|/proc/kpagecount|4096|read|100|0|kpagecount_read:60,_copy_to_user:30",
+    "series-profile|/proc/kpagecount|4096|read|100|2|kpagecount_read:50,page_count:40",
+]
+PROFILE_AFTER = [
+    "series-profile|/proc/kpagecount|4096|read|200|0|_copy_to_iter:120,kpagecount_read_iter:40",
+]
+
+
 class SeriesTest(unittest.TestCase):
+
+    def test_profile_adds_rounds(self):
+        prof, order = bench.load_profile(PROFILE_BEFORE)
+        self.assertEqual(order, [("/proc/kpagecount", 4096, "read")])
+        total, lost, syms = prof[order[0]]
+        self.assertEqual((total, lost), (200, 2))
+        self.assertEqual(syms, {"kpagecount_read": 110, "_copy_to_user": 30,
+                                "page_count": 40})
+        text = "\n".join(bench.profile_lines(PROFILE_BEFORE, PROFILE_AFTER))
+        self.assertIn("before   200 samples (2 lost): kpagecount_read 55%, "
+                      "page_count 20%, _copy_to_user 15%", text)
+        self.assertIn("after    200 samples: _copy_to_iter 60%, "
+                      "kpagecount_read_iter 20%", text)
+        self.assertIn("where the kernel time goes",
+                      bench.series_table(BEFORE + PROFILE_BEFORE, AFTER + PROFILE_AFTER))
+        self.assertNotIn("where the kernel time goes", bench.series_table(BEFORE, AFTER))
+
+    def test_profile_error_shows(self):
+        err = ["series-profile|/proc/kpagecount|4096|read|0|0|error:perf_event_open: ENOENT"]
+        text = "\n".join(bench.profile_lines(err, PROFILE_AFTER))
+        self.assertIn("before     0 samples: error:perf_event_open: ENOENT", text)
 
     def test_compare(self):
         rows, missed = bench.compare(BEFORE, AFTER)
