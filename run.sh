@@ -628,7 +628,8 @@ CPIO_MTIME=1600000000
 
 SPLICE_SELFTEST=tools/testing/selftests/splice
 
-USER_CFLAGS=(-static -O2 -g -Wall -Wextra -Werror -std=gnu11)
+# 64-bit file offsets on 32-bit targets too (the cases pread at 2^32 and beyond).
+USER_CFLAGS=(-static -O2 -g -Wall -Wextra -Werror -std=gnu11 -D_FILE_OFFSET_BITS=64)
 
 build_user() {
 	local t0 key srcs out=$T_WORK/user
@@ -1011,7 +1012,7 @@ qemu_cmd() {
 	QEMU=("$T_QEMU" -accel "$accel" $T_QEMU_ARGS -m 512 -smp 2 -nodefaults
 	      -display none -no-reboot -kernel "$kernel"
 	      -initrd "$T_WORK/initramfs.cpio"
-	      -append "console=$T_CONSOLE panic=-1 profile=2 $T_CMDLINE setfs_mode=$mode setfs_halt=$T_HALT setfs_target=$T_BASE setfs_paging=$T_PAGING${FILTER:+ setfs_filter=$FILTER}$(soak_args)${SETFS_GUEST_ARGS:+ $SETFS_GUEST_ARGS}")
+	      -append "console=$T_CONSOLE panic=-1 profile=2 $T_CMDLINE setfs_mode=$mode setfs_halt=$T_HALT setfs_target=$T_BASE setfs_paging=$T_PAGING setfs_task_size_max=$T_TASK_SIZE_MAX${FILTER:+ setfs_filter=$FILTER}$(soak_args)${SETFS_GUEST_ARGS:+ $SETFS_GUEST_ARGS}")
 }
 
 boot_shell() {

@@ -40,7 +40,7 @@ CMDLINE_RE = re.compile(r"^[a-z_][a-z0-9_]*=[^\s'\"\\$`]*$")
 
 KINDS = ("tree", "distro")
 HALTS = ("reboot", "poweroff")
-# What rootfs/user_paging.c can tell from the running kernel.
+# Paging modes rootfs/arch.c can tell from /proc/cpuinfo.
 PAGING_MODES = ("4-level", "5-level", "radix", "hash")
 
 
@@ -96,6 +96,8 @@ SCHEMA = {
     },
     "guest": {
         "paging": Field(str, required=True, choices=PAGING_MODES),
+        # TASK_SIZE_MAX the probe must report (SETFS_IOC_INFO), in hex
+        "task_size_max": Field(str, required=True, pattern=re.compile(r"^0x[0-9a-f]+$")),
         "cmdline": Field(list, default=[], pattern=CMDLINE_RE),
     },
 }
@@ -276,6 +278,7 @@ def shell(rec, flavour):
         "T_CONSOLE": q["console"],
         "T_HALT": q["halt"],
         "T_PAGING": rec.guest["paging"],
+        "T_TASK_SIZE_MAX": rec.guest["task_size_max"],
         "T_CMDLINE": " ".join(rec.guest["cmdline"]),
         "T_FLAVOUR": flavour,
         "T_BASE": rec.name,

@@ -595,6 +595,38 @@ static bool resolve(const char *pattern, char *out, size_t len)
 	return ok;
 }
 
+/*
+ * The value of the first "key : value" line of /proc/cpuinfo whose key is
+ * @key, into @buf; false when there is none.
+ */
+bool cpuinfo_value(const char *key, char *buf, size_t len)
+{
+	char line[4096];
+	bool found = false;
+	FILE *f;
+
+	f = fopen("/proc/cpuinfo", "r");
+	if (!f) {
+		diag("cannot open /proc/cpuinfo");
+		return false;
+	}
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+		size_t klen = strlen(key);
+
+		if (!colon || strncmp(line, key, klen) ||
+		    !strchr(" \t:", line[klen]))
+			continue;
+		colon++;
+		colon += strspn(colon, " \t");
+		colon[strcspn(colon, "\n")] = '\0';
+		snprintf(buf, len, "%s", colon);
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
 enum case_result procfile_locate(const struct procfile_row *r, char *path,
 				 size_t len)
 {

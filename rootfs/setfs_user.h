@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "arch.h"
 #include "ktap.h"
 #include "setfs_probe_uapi.h"
 
@@ -162,13 +163,6 @@ bool store_restore(void);
 
 /* ------------------------------------------- the converted proc files */
 
-#if defined(__x86_64__)
-#define ARCH_NAME	"x86_64"
-#elif defined(__powerpc64__)
-#define ARCH_NAME	"ppc64le"
-#else
-#define ARCH_NAME	"other"
-#endif
 
 /* The running kernel's .config, put into the guest by run.sh. */
 #define KERNEL_CONFIG	"/root/kernel.config"
@@ -184,6 +178,12 @@ bool exists(const char *path);
  * neither does, CASE_FAIL when they disagree.
  */
 enum case_result need_file(const char *path, const char *sym);
+
+/*
+ * The value of the first "key : value" line of /proc/cpuinfo whose key is
+ * @key, into @buf; false when there is none.
+ */
+bool cpuinfo_value(const char *key, char *buf, size_t len);
 
 /* Writes @s to @path in one write(2); says why not in a diagnostic. */
 bool write_str(const char *path, const char *s);

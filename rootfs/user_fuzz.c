@@ -78,14 +78,6 @@
 #endif
 #define K_RWF_SUPPORTED	0x1f	/* HIPRI DSYNC SYNC NOWAIT APPEND */
 
-#if defined(__x86_64__)
-#define KERNEL_ADDR	0xffff888000000000UL	/* the direct map */
-#elif defined(__powerpc64__)
-#define KERNEL_ADDR	0xc000000000000000UL	/* the linear map */
-#else
-#define KERNEL_ADDR	(~0UL - 0xfffff)
-#endif
-
 /* What a file does with each kind of call (file methods, fs/proc/inode.c). */
 enum {
 	F_PROC		= 1 << 0,	/* S_ISREG: FIONREAD, FIOQSIZE work */
@@ -323,7 +315,7 @@ static struct fbuf pick_buf(void)
 		b.addr = rnd_below(2) ? 0 : rnd_below(fz.page);
 		break;
 	case B_KERNEL:
-		b.addr = rnd_below(2) ? fz.kbuf : KERNEL_ADDR + rnd_below(4096);
+		b.addr = rnd_below(2) ? fz.kbuf : ARCH_KERNEL_ADDR + rnd_below(4096);
 		break;
 	case B_UNMAPPED:
 		b.addr = (unsigned long)fz.unmapped + rnd_below(fz.page);

@@ -41,13 +41,9 @@ enum nf_addr {
  * NF_NA(x86_64, ppc64): why a row cannot exist on the architecture this
  * binary runs on (NULL: it runs), one reason per architecture.
  */
-#if defined(__x86_64__)
-#define NF_NA(x86_64, ppc64)	(x86_64)
-#elif defined(__powerpc64__)
-#define NF_NA(x86_64, ppc64)	(ppc64)
-#else
-#define NF_NA(x86_64, ppc64)	"no nofault expectations for this architecture"
-#endif
+#define NF_NA(x86_64, ppc64)						\
+	ARCH_PICK(x86_64, ppc64,					\
+		  "no nofault expectations for this architecture")
 
 enum nf_value {
 	NF_ZERO,		/* nothing read */

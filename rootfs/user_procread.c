@@ -46,14 +46,6 @@
 
 #include "setfs_user.h"
 
-#if defined(__x86_64__)
-#define SECTION_SIZE_BITS	27	/* arch/x86/include/asm/sparsemem.h */
-#elif defined(__powerpc64__)
-#define SECTION_SIZE_BITS	24	/* arch/powerpc/include/asm/sparsemem.h */
-#else
-#define SECTION_SIZE_BITS	0
-#endif
-
 #define BIG		(1024 * 1024)	/* more than any read of this group */
 #define CASE_TIMEOUT	30		/* seconds before SIGALRM ends a hang */
 
@@ -621,7 +613,11 @@ static bool want_max_dump_pfn(unsigned long long *pfn)
 		return false;
 	*pfn = end / page_size;
 	if (kconfig("SPARSEMEM") == 'y') {
-		per_section = (1ULL << SECTION_SIZE_BITS) / page_size;
+		if (!ARCH_SECTION_SIZE_BITS) {
+			diag("SPARSEMEM, but arch.h has no section size for this architecture");
+			return false;
+		}
+		per_section = (1ULL << ARCH_SECTION_SIZE_BITS) / page_size;
 		*pfn = (*pfn + per_section - 1) / per_section * per_section;
 	}
 	return true;

@@ -34,6 +34,7 @@ halt = "reboot"
 
 [guest]
 paging = "4-level"
+task_size_max = "0x7ffffffff000"
 """
 
 
@@ -111,6 +112,8 @@ class BadRecords(unittest.TestCase):
         ("default not in test", lambda t: t.replace("default = true", "default = true\ntest = false"),
          "test: a default target"),
         ("not TOML", lambda t: t + "[guest\n", "not valid TOML"),
+        ("task_size_max not hex", lambda t: t.replace('"0x7ffffffff000"', '"140737488351232"'),
+         "guest.task_size_max: '140737488351232' is not allowed"),
         ("bad cmdline word", lambda t: t + 'cmdline = ["quiet"]\n',
          "guest.cmdline: 'quiet' is not allowed"),
     ]
