@@ -16,6 +16,7 @@ run.sh reads records through this module's command line:
     python3 -m harness.record list test
     python3 -m harness.record list all
     python3 -m harness.record check         # validate every record
+    python3 -m harness.record bash          # all of it, for run.sh's eval
 
 A bad record is an error naming the file and the field, exit status 1.
 """
@@ -287,6 +288,23 @@ def shell(rec, flavour):
     return "".join(f"{key}={shlex.quote(val)}\n" for key, val in v.items())
 
 
+def bash(directory=TARGETS_DIR):
+    """Everything run.sh needs from the records in one eval: the lists
+    and, per target and debug flavour, its shell() text."""
+    recs = load_all(directory)
+    out = ["DEFAULT_ARCHES=" + shlex.quote(" ".join(run_list(recs, "default"))),
+           "TEST_ARCHES=" + shlex.quote(" ".join(run_list(recs, "test"))),
+           "ALL_TARGETS=" + shlex.quote(" ".join(run_list(recs, "all"))),
+           "declare -A TARGET_VARS=()"]
+    for name in run_list(recs, "all"):
+        rec = recs[name]
+        flavours = [("", "normal")] + ([("+debug", "debug")] if rec.kind == "tree" else [])
+        for suffix, flavour in flavours:
+            out.append("TARGET_VARS[%s]=%s" % (shlex.quote(name + suffix),
+                                               shlex.quote(shell(rec, flavour))))
+    return "\n".join(out) + "\n"
+
+
 def target(name, directory=TARGETS_DIR):
     """NAME or NAME+debug: (record, flavour), the pair checked."""
     base, debug = name, False
@@ -315,6 +333,8 @@ def main(argv):
                 if str(e).startswith("unknown list"):
                     raise UsageError(str(e)) from None
                 raise
+        elif argv == ["bash"]:
+            sys.stdout.write(bash())
         elif argv == ["check"]:
             recs = load_all()
             print(f"{len(recs)} records valid: {' '.join(recs)}")

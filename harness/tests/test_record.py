@@ -63,6 +63,18 @@ class RepoRecords(unittest.TestCase):
         self.assertEqual(out.strip(), "powerpc|qemu-system-ppc64|powerpc64le-linux-gnu-|"
                          "-M pseries,x-vof=on -cpu power9|normal")
 
+    def test_bash_for_run_sh(self):
+        out = subprocess.run(
+            ["bash", "-c", 'eval "$(python3 -m harness.record bash)"; '
+             'eval "${TARGET_VARS[x86_64+debug]}"; '
+             'echo "$DEFAULT_ARCHES|$T_FLAVOUR|$T_DEBUG_FRAGMENTS|'
+             '${TARGET_VARS[x86_64-debian+debug]+set}|${#TARGET_VARS[@]}"'],
+            cwd=TOP, capture_output=True, text=True, check=True).stdout
+        recs = record.load_all()
+        tree = sum(1 for r in recs.values() if r.kind == "tree")
+        self.assertEqual(out.strip(), "x86_64 x86_64-la57 ppc64le|debug|"
+                         "config/debug-x86_64.config||%d" % (len(recs) + tree))
+
     def test_debug_flavour_derived(self):
         rec, flavour = record.target("x86_64+debug")
         self.assertEqual((rec.name, flavour), ("x86_64", "debug"))
