@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """The guest protocol, host side: what rootfs/init and setfs_user print on
 the console, and what run.sh puts on the kernel command line.  Each
-constant names the place on the guest side that must say the same."""
+constant names the place on the guest side that must say the same; the
+guest side's list is in rootfs/init's header comment."""
 
 import re
 
@@ -24,6 +25,23 @@ BENCH_BEGIN = "SETFS-BENCH-BEGIN"
 BENCH_END_PREFIX = "SETFS-BENCH-END rc="
 SERIES_BEGIN = "SETFS-SERIES-BEGIN"
 SERIES_END_PREFIX = "SETFS-SERIES-END rc="
+
+# Kernel command-line words run.sh's qemu_cmd() sets (and records add
+# through guest.cmdline), and where the guest reads each.
+CMDLINE_KEYS = {
+    "setfs_mode": "rootfs/init (test, shell, bench, series)",
+    "setfs_halt": "rootfs/init (reboot or poweroff)",
+    "setfs_filter": "rootfs/init selected(), setfs_user ktap_set_filter()",
+    "setfs_target": "rootfs/user_paging.c (names the target in a diagnostic)",
+    "setfs_paging": "rootfs/user_paging.c",
+    "setfs_task_size_max": "rootfs/user_paging.c",
+    "setfs_fuzz_ops": "rootfs/user_fuzz.c (--soak quick)",
+    "setfs_race_iterations": "rootfs/user_race.c (--soak quick)",
+    "setfs_unload_cycles": "rootfs/user_unload.c (--soak quick)",
+    "setfs_unload_module_cycles": "rootfs/user_unload.c (--soak quick)",
+    "setfs_load": "rootfs/init (guest.cmdline of x86_64-debian: modprobe)",
+    "setfs_series": "rootfs/init, setfs_user series_applied() (x86_64-debian: none)",
+}
 
 # Suites that run in user space (setfs_user's groups, init's own); the
 # others are KUnit suites run in the kernel.

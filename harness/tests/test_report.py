@@ -16,7 +16,7 @@ import tempfile
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
-from harness import report
+from harness import guest, report
 
 LOGS = os.path.join(os.path.dirname(__file__), "logs")
 TREE = os.environ.get("SETFS_TREE") or os.path.join(
@@ -152,3 +152,30 @@ class ReportTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ProtocolTest(unittest.TestCase):
+    """Both sides of the kernel command line name every key."""
+
+    def test_cmdline_keys_on_both_sides(self):
+        import glob
+        top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+        def text(paths):
+            out = ""
+            for p in paths:
+                with open(p, errors="replace") as f:
+                    out += f.read()
+            return out
+        host = text([os.path.join(top, "run.sh")] + glob.glob(os.path.join(top, "targets", "*.toml")))
+        guest_side = text([os.path.join(top, "rootfs", "init")] +
+                          glob.glob(os.path.join(top, "rootfs", "*.c")))
+        for key in guest.CMDLINE_KEYS:
+            with self.subTest(key):
+                self.assertIn(key + "=", host, f"run.sh/records never set {key}")
+                # init's shell variable, getenv("setfs_..."), or
+                # setfs_user's option_ull("...") (which adds setfs_)
+                short = key[len("setfs_"):]
+                self.assertTrue(key in guest_side or
+                                f'option_ull("{short}"' in guest_side,
+                                f"the guest never reads {key}")
