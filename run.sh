@@ -19,12 +19,27 @@ BOOT_TIMEOUT=${SETFS_TIMEOUT:-300}
 # iterations, 200 + 50 unload cycles), what "test" runs; "quick" a tenth
 # of each, the default of the edit-test loop ("kunit", "shell").
 SOAK_QUICK="setfs_fuzz_ops=10000 setfs_race_iterations=1000 setfs_unload_cycles=20 setfs_unload_module_cycles=5"
+export PYTHONDONTWRITEBYTECODE=1
 # Target records: targets/NAME.toml, validated by harness/record.py
 # (a bad record stops every command, naming the file and the field).
-# The default list and test's list come from the records' fields.
+# The default list and test's list come from the records' fields.  Reading
+# them needs Python 3.11's tomllib before anything else: as root on a
+# machine without python3 (Debian 12: 3.11), install it first.
 records() {
 	(cd "$REPO" && python3 -m harness.record "$@")
 }
+if ! python3 -c 'import tomllib' 2>/dev/null; then
+	if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+		echo "run.sh: installing python3 (it reads targets/*.toml)"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3 >/dev/null 2>&1 ||
+			{ apt-get update -q >/dev/null 2>&1 &&
+			  DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3 >/dev/null 2>&1; } || true
+	fi
+	python3 -c 'import tomllib' 2>/dev/null || {
+		echo "run.sh: error: Python 3.11 or later (tomllib) is needed to read targets/*.toml (Debian 12: apt-get install python3)" >&2
+		exit 1
+	}
+fi
 # One python3 run: DEFAULT_ARCHES, TEST_ARCHES, ALL_TARGETS and
 # TARGET_VARS[NAME] (NAME and NAME+debug), each target's T_* assignments.
 RECORDS=$(records bash) || { echo "run.sh: error: bad target record (above)" >&2; exit 1; }
@@ -33,7 +48,6 @@ eval "$RECORDS"
 HOST_PKGS="git make gcc flex bison bc libelf-dev libssl-dev cpio xz-utils
 python3 ccache rsync kmod"
 
-export PYTHONDONTWRITEBYTECODE=1
 # git am and the pristine commit need a committer; use the developer's
 # identity when git has one.
 if [ -z "$(git config --get user.email 2>/dev/null)" ]; then
@@ -973,7 +987,7 @@ accel_for_target() {
 		# shellcheck disable=SC2086 # T_QEMU_ARGS is a word list
 		if timeout -k 2 15 "$T_QEMU" -accel kvm $T_QEMU_ARGS -m 256 \
 		   -nodefaults -display none -no-reboot -serial "file:$probe_log" \
-		   -kernel "$T_BUILD/$T_IMAGE" \
+		   -kernel "$(guest_kernel)" \
 		   -append "console=$T_CONSOLE panic=-1" >/dev/null 2>&1 &&
 		   grep -q 'Kernel panic' "$probe_log"; then
 			echo kvm >"$cachef"
@@ -1946,7 +1960,9 @@ bench_cold_run() {
 	secs=$(elapsed "$t0")
 	[ $rc -eq 0 ] || { tail -n 30 "$log" >&2; die "bench: '$label' failed (log: $log)"; }
 	BENCH_ROWS+=("$label|$secs|$goal|$(awk -v s="$secs" -v g="$goal" 'BEGIN { print (s < g ? "yes" : "NO") }')|$log")
-	grep -E '^    (prepare|config|kernel|modules|user|rootfs|distro|boot\+tests) ' "$log" |
+	# The stage lines as they happen, not again from the summary.
+	sed -n '1,/^stage times:$/p' "$log" |
+		grep -E '^    (prepare|config|kernel|modules|user|rootfs|distro|boot\+tests) ' |
 		awk -v l="$label" '{ t[$1] += $2 } END { for (s in t) printf "    %-36s %-12s %7.1fs\n", l, s, t[s] }' | sort
 	grep -E '^test-time: ' "$log" | sed "s|^test-time: |    $label: |" || true
 }

@@ -32,10 +32,13 @@ TARGETS_DIR = os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "targets")
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
-# Words run.sh splits on whitespace (QEMU arguments, packages) must not
-# hold any; paths are relative to the repository or the build directory.
-WORD_RE = re.compile(r"^[^\s'\"\\$`]+$")
-PATH_RE = re.compile(r"^[A-Za-z0-9_.+/-]+$")
+# Words run.sh splits on whitespace and expands unquoted (QEMU arguments)
+# must hold no white space, quotes, expansions or glob characters; a
+# package is a Debian package name (no leading "-": not an option).
+WORD_RE = re.compile(r"^[^\s'\"\\$`*?\[]+$")
+PKG_RE = re.compile(r"^[a-z0-9][a-z0-9+.:-]*$")
+# Paths are relative to the repository or the build directory, below it.
+PATH_RE = re.compile(r"^(?!.*(^|/)\.\.(/|$))[A-Za-z0-9_.+/-]+$")
 # Kernel command-line words the record may add (key=value).
 CMDLINE_RE = re.compile(r"^[a-z_][a-z0-9_]*=[^\s'\"\\$`]*$")
 
@@ -70,7 +73,7 @@ SCHEMA = {
         "test": Field(bool, default=True),
         "test_debug": Field(bool, default=False),
         "order": Field(int, required=True),
-        "packages": Field(list, required=True, pattern=WORD_RE),
+        "packages": Field(list, required=True, pattern=PKG_RE),
     },
     "arch": {
         "linux": Field(str, required=True, pattern=NAME_RE),
@@ -98,7 +101,7 @@ SCHEMA = {
     "guest": {
         "paging": Field(str, required=True, choices=PAGING_MODES),
         # TASK_SIZE_MAX the probe must report (SETFS_IOC_INFO), in hex
-        "task_size_max": Field(str, required=True, pattern=re.compile(r"^0x[0-9a-f]+$")),
+        "task_size_max": Field(str, required=True, pattern=re.compile(r"^0x[0-9a-f]{1,16}$")),
         "cmdline": Field(list, default=[], pattern=CMDLINE_RE),
     },
 }
@@ -216,7 +219,9 @@ def load(name, directory=TARGETS_DIR):
 
 
 def names(directory=TARGETS_DIR):
-    return sorted(f[:-5] for f in os.listdir(directory) if f.endswith(".toml"))
+    # not an editor's lock or backup file (.#x86_64.toml)
+    return sorted(f[:-5] for f in os.listdir(directory)
+                  if f.endswith(".toml") and not f.startswith("."))
 
 
 def load_all(directory=TARGETS_DIR):
@@ -234,9 +239,15 @@ def load_all(directory=TARGETS_DIR):
             if o is None or o.kind != "tree" or o.kernel["kernel_of"]:
                 raise RecordError(f"{r.path}: kernel.kernel_of: '{owner}' is not "
                                   "another target that builds its own kernel")
-            if (o.arch, o.kernel["fragments"]) != (r.arch, r.kernel["fragments"]):
+            if ((o.arch, o.kernel["fragments"], o.kernel["image"]) !=
+                    (r.arch, r.kernel["fragments"], r.kernel["image"])):
                 raise RecordError(f"{r.path}: kernel.kernel_of: '{owner}' has other "
-                                  "arch names or fragments, so another kernel")
+                                  "arch names, fragments or image, so another kernel")
+        top = os.path.dirname(directory)
+        for key in ("fragments", "debug_fragments"):
+            for frag in r.kernel[key]:
+                if not os.path.isfile(os.path.join(top, frag)):
+                    raise RecordError(f"{r.path}: kernel.{key}: {frag} does not exist")
     return recs
 
 

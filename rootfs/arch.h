@@ -24,19 +24,22 @@
  * rows' expectations, user_nofault.c).
  * arch_paging(): the paging mode the CPU and kernel run, by what
  * /proc/cpuinfo shows, and the TASK_SIZE_MAX that mode gives; NULL when
- * user space cannot tell (the record's setfs_task_size_max is then all
- * the paging group checks).
+ * it cannot tell.  ARCH_PAGING_VISIBLE: whether it can on this
+ * architecture (else the record's setfs_task_size_max is all the paging
+ * group checks, and a NULL on an architecture where it can is a failure).
  */
 #if defined(__x86_64__)
 #define ARCH_NAME		"x86_64"
 #define ARCH_KERNEL_ADDR	0xffff888000000000UL	/* the direct map */
 #define ARCH_SECTION_SIZE_BITS	27
 #define ARCH_PICK(x86_64, ppc64, other)	(x86_64)
+#define ARCH_PAGING_VISIBLE	1
 #elif defined(__powerpc64__)
 #define ARCH_NAME		"ppc64le"
 #define ARCH_KERNEL_ADDR	0xc000000000000000UL	/* the linear map */
 #define ARCH_SECTION_SIZE_BITS	24
 #define ARCH_PICK(x86_64, ppc64, other)	(ppc64)
+#define ARCH_PAGING_VISIBLE	1
 #else
 #define ARCH_NAME		"other"
 /* above any TASK_SIZE; maybe not mapped, which the cases also allow */
@@ -44,6 +47,7 @@
 /* 0: the kpage* cases take the end from max_pfn alone (FLATMEM) */
 #define ARCH_SECTION_SIZE_BITS	0
 #define ARCH_PICK(x86_64, ppc64, other)	(other)
+#define ARCH_PAGING_VISIBLE	0
 #endif
 
 const char *arch_paging(unsigned long long page_size, unsigned long long *want);

@@ -55,8 +55,10 @@ static enum case_result task_size_max_matches_paging(void)
 	if (!ctl_info(&info))
 		return CASE_FAIL;
 	mode = arch_paging(info.page_size, &want);
+	if (!mode && ARCH_PAGING_VISIBLE)
+		return CASE_FAIL;	/* arch_paging() said why */
 	diag("paging: %s, TASK_SIZE_MAX 0x%llx, PAGE_SIZE %llu",
-	     mode ?: "(not visible to user space)",
+	     mode ?: "(not visible to user space here)",
 	     (unsigned long long)info.task_size_max,
 	     (unsigned long long)info.page_size);
 	if (mode) {

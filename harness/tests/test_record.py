@@ -126,6 +126,14 @@ class BadRecords(unittest.TestCase):
         ("not TOML", lambda t: t + "[guest\n", "not valid TOML"),
         ("task_size_max not hex", lambda t: t.replace('"0x7ffffffff000"', '"140737488351232"'),
          "guest.task_size_max: '140737488351232' is not allowed"),
+        ("glob in an argument", lambda t: t.replace('"pc"', '"pc*"'),
+         "qemu.args: 'pc\\*' is not allowed"),
+        ("package as an option", lambda t: t.replace('"gcc"', '"--force-yes"'),
+         "packages: '--force-yes' is not allowed"),
+        ("path out of the repository", lambda t: t.replace('"config/x86_64.config"', '"../x.config"'),
+         "kernel.fragments: '../x.config' is not allowed"),
+        ("task_size_max over 64 bits", lambda t: t.replace('"0x7ffffffff000"', '"0x10000000000000000"'),
+         "guest.task_size_max: '0x10000000000000000' is not allowed"),
         ("bad cmdline word", lambda t: t + 'cmdline = ["quiet"]\n',
          "guest.cmdline: 'quiet' is not allowed"),
     ]
@@ -138,7 +146,12 @@ class BadRecords(unittest.TestCase):
                     record.parse("good", edit(GOOD), "targets/good.toml")
 
     def test_cross_record_checks(self):
-        with tempfile.TemporaryDirectory() as d:
+        with tempfile.TemporaryDirectory() as top:
+            d = os.path.join(top, "targets")
+            os.makedirs(os.path.join(top, "config"))
+            for frag in ("x86_64.config", "other.config"):
+                open(os.path.join(top, "config", frag), "w").close()
+            os.mkdir(d)
             def put(name, text):
                 with open(os.path.join(d, name + ".toml"), "w") as f:
                     f.write(text)
@@ -153,15 +166,29 @@ class BadRecords(unittest.TestCase):
             put("b", GOOD.replace("order = 10", "order = 20")
                 .replace("[kernel]\n", '[kernel]\nkernel_of = "a"\n')
                 .replace("x86_64.config", "other.config"))
-            with self.assertRaisesRegex(record.RecordError, "other arch names or fragments"):
+            with self.assertRaisesRegex(record.RecordError, "other arch names, fragments or image"):
                 record.load_all(d)
+            put("b", GOOD.replace("order = 10", "order = 20")
+                .replace("[kernel]\n", '[kernel]\nkernel_of = "a"\n')
+                .replace("bzImage", "vmlinux"))
+            with self.assertRaisesRegex(record.RecordError, "other arch names, fragments or image"):
+                record.load_all(d)
+            put("b", GOOD.replace("order = 10", "order = 20")
+                .replace("x86_64.config", "missing.config"))
+            with self.assertRaisesRegex(record.RecordError,
+                                        "b.toml: kernel.fragments: config/missing.config does not exist"):
+                record.load_all(d)
+            os.remove(os.path.join(d, "b.toml"))
+            # an editor's lock file is not a record
+            put(".#a", "not toml [")
+            self.assertEqual(list(record.load_all(d)), ["a"])
 
     def test_run_sh_stops_on_a_bad_record(self):
         """A broken record in a copy of the repository: run.sh names it."""
         with tempfile.TemporaryDirectory() as d:
             copy = os.path.join(d, "repo")
             os.mkdir(copy)
-            for item in ("run.sh", "harness", "targets"):
+            for item in ("run.sh", "harness", "targets", "config"):
                 src = os.path.join(TOP, item)
                 if os.path.isdir(src):
                     shutil.copytree(src, os.path.join(copy, item),

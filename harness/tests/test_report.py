@@ -150,9 +150,6 @@ class ReportTest(unittest.TestCase):
                                  "before reporting its results\n")
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class ProtocolTest(unittest.TestCase):
     """Both sides of the kernel command line name every key."""
@@ -179,3 +176,7 @@ class ProtocolTest(unittest.TestCase):
                 self.assertTrue(key in guest_side or
                                 f'option_ull("{short}"' in guest_side,
                                 f"the guest never reads {key}")
+
+
+if __name__ == "__main__":
+    unittest.main()
