@@ -15,7 +15,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/perf_event.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,7 +174,7 @@ static void kprof_add(struct kprof *kp, unsigned long long ip)
 void kprof_drain(struct kprof *kp)
 {
 	struct perf_event_mmap_page *mp = kp->map;
-	uint64_t head, tail = mp->data_tail;
+	__u64 head, tail = mp->data_tail;
 
 	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
 	while (tail + sizeof(struct perf_event_header) <= head) {
@@ -192,16 +191,16 @@ void kprof_drain(struct kprof *kp)
 		for (i = 0; i < hdr.size && i < sizeof(rec); i++)
 			rec[i] = kp->data[(off + i) % kp->data_size];
 		if (hdr.type == PERF_RECORD_SAMPLE &&
-		    hdr.size >= sizeof(hdr) + sizeof(uint64_t)) {
-			uint64_t ip;
+		    hdr.size >= sizeof(hdr) + sizeof(__u64)) {
+			__u64 ip;
 
 			memcpy(&ip, rec + sizeof(hdr), sizeof(ip));
 			kprof_add(kp, ip);
 		} else if (hdr.type == PERF_RECORD_LOST &&
-			   hdr.size >= sizeof(hdr) + 2 * sizeof(uint64_t)) {
-			uint64_t lost;
+			   hdr.size >= sizeof(hdr) + 2 * sizeof(__u64)) {
+			__u64 lost;
 
-			memcpy(&lost, rec + sizeof(hdr) + sizeof(uint64_t),
+			memcpy(&lost, rec + sizeof(hdr) + sizeof(__u64),
 			       sizeof(lost));
 			kp->lost += lost;
 		}

@@ -54,6 +54,7 @@ struct kprof_sym {
 	const char *name;
 	unsigned long count;
 };
+
 struct kprof {
 	int fd;
 	void *map;
@@ -64,6 +65,7 @@ struct kprof {
 	struct kprof_sym syms[KPROF_MAX_SYMS];
 	size_t nsyms;
 };
+
 /* 0, or -errno: no perf events, no readable /proc/kallsyms (-ENOENT). */
 int kprof_open(struct kprof *kp);
 void kprof_enable(struct kprof *kp, bool on);
@@ -162,7 +164,6 @@ bool series_applied(void);
 bool store_restore(void);
 
 /* ------------------------------------------- the converted proc files */
-
 
 /* The running kernel's .config, put into the guest by run.sh. */
 #define KERNEL_CONFIG	"/root/kernel.config"

@@ -84,7 +84,7 @@ static enum case_result task_size_max_matches_paging(void)
 		ok = false;
 	}
 	if (!checked) {
-		diag("no expectation: arch.h cannot tell the paging mode here and the kernel command line has no setfs_task_size_max");
+		diag("no expectation: no paging mode from arch.h, no setfs_task_size_max");
 		return CASE_FAIL;
 	}
 	return ok ? CASE_PASS : CASE_FAIL;
