@@ -35,6 +35,7 @@ static const struct ktap_group *const groups[] = {
 	&procfiles_group,
 	&procread_group,
 	&edges_group,
+	&iouring_group,
 	&fuzz_group,
 	&race_group,
 	&unload_group,

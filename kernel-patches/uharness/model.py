@@ -23,6 +23,12 @@ message   a message cut to the count, whatever the position, which stays
           (salinfo's event file); a short copy is -EFAULT.
 record-einval  a record file that has no records: 0 for count 0, else
           -EINVAL (an ATM device without ->proc_read).
+entries8  an array of u64 entries (/proc/kpage*): a negative position, or
+          a position or count that is not a multiple of 8, gives -EINVAL;
+          else as stream, but only whole entries count: a short copy
+          returns the whole entries copied (ki_pos advances by them, the
+          iterator too), -EFAULT when not one was; the destination may
+          hold the first bytes of the entry the copy stopped in.
 
 A negative ki_pos cannot come from read(2) or pread(2) (rw_verify_area()
 refuses it), but the method must still copy nothing and not move ki_pos;
@@ -141,6 +147,19 @@ def expect(model, image, row):
         if cap < len(rec):
             return Expect((-EFAULT,), nxt, rec, True, cap)
         return Expect((len(rec),), nxt, rec)
+    if model.kind == "entries8":
+        if pos < 0 or pos % 8 or count % 8:
+            return Expect((-EINVAL,), (pos,))
+        size = len(image)
+        if count == 0 or pos >= size:
+            return Expect((0,), (pos,))
+        n = min(count, size - pos)
+        took = min(n, cap)
+        whole = took - took % 8
+        want = image[pos:pos + n]
+        if whole == 0:
+            return Expect((-EFAULT,), (pos,), want, True, took)
+        return Expect((whole,), (pos + whole,), want, True, took)
     if model.invalid_count_ret is not None and count > 2**63 - 1:
         return Expect((model.invalid_count_ret,), (pos,))
     if pos < 0:

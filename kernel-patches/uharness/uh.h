@@ -194,6 +194,9 @@ struct kiocb {
 	int ki_flags;
 };
 
+/* include/linux/fs.h: RWF_NOWAIT; io_uring's first try of a read */
+#define IOCB_NOWAIT 0x00000008
+
 static inline struct inode *file_inode(const struct file *f) { return f->f_inode; }
 
 /* The PDE's ->data; the fixture sets inode->i_private. */
@@ -233,6 +236,7 @@ static inline bool iter_is_iovec(const struct iov_iter *i) { return i->iter_type
 static inline bool user_backed_iter(const struct iov_iter *i) { return i->user_backed; }
 size_t _copy_to_iter(const void *addr, size_t bytes, struct iov_iter *i);
 void iov_iter_advance(struct iov_iter *i, size_t bytes);
+void iov_iter_revert(struct iov_iter *i, size_t bytes);
 
 /* include/linux/uio.h: check_copy_size() first, then the copy. */
 #define copy_to_iter(addr, bytes, i) ({					\
