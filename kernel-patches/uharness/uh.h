@@ -196,6 +196,8 @@ struct kiocb {
 
 /* include/linux/fs.h: RWF_NOWAIT; io_uring's first try of a read */
 #define IOCB_NOWAIT 0x00000008
+/* include/uapi/asm-generic/fcntl.h (the file's f_flags) */
+#define O_NONBLOCK 00004000
 
 static inline struct inode *file_inode(const struct file *f) { return f->f_inode; }
 
