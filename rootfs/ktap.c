@@ -84,8 +84,11 @@ static unsigned int selected_count(const struct ktap_group *g)
 	unsigned int t, i, n = 0;
 
 	for (t = 0; t < g->ntables; t++)
-		for (i = 0; i < g->tables[t].count; i++)
-			n += ktap_selected(g->name, row_name(&g->tables[t], i));
+		for (i = 0; i < g->tables[t].count; i++) {
+			const char *name = row_name(&g->tables[t], i);
+
+			n += name && ktap_selected(g->name, name);
+		}
 	return n;
 }
 
@@ -141,7 +144,7 @@ unsigned int ktap_run_group(const struct ktap_group *g, unsigned int number)
 			const char *name = row_name(tab, i);
 			enum case_result r;
 
-			if (!ktap_selected(g->name, name))
+			if (!name || !ktap_selected(g->name, name))
 				continue;
 			skip_reason = NULL;
 			if (setup_err) {

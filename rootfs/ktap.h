@@ -38,6 +38,15 @@ struct ktap_table {
 	{ (r), sizeof((r)[0]), sizeof(r) / sizeof((r)[0]), (fn) }
 
 /*
+ * A table written as sets of rows, an array of arrays of rows, so that a
+ * macro can give several rows as one braced initializer.  The rows a set
+ * leaves out are padding: their name is NULL, and they are neither
+ * counted nor run.
+ */
+#define KTAP_TABLE_SETS(r, fn) \
+	{ (r), sizeof((r)[0][0]), sizeof(r) / sizeof((r)[0][0]), (fn) }
+
+/*
  * The .tables and .ntables of a struct ktap_group: its KTAP_TABLE()s, in
  * the order they run.  The array is a compound literal, which has static
  * storage at file scope; the one under sizeof() is not evaluated.

@@ -115,22 +115,40 @@ const char *errno_name(int err)
 	return "errno?";
 }
 
-/*
- * check_ll(), check_hex() and check_oct() differ only in the type and how
- * a value is printed; a literal @conv keeps diag()'s format checked.
- */
-#define DEFINE_CHECK(name, type, conv)					\
-bool name(const char *what, type got, type want)			\
-{									\
-	if (got == want)						\
-		return true;						\
-	diag("%s: got " conv ", expected " conv, what, got, want);	\
-	return false;							\
+enum check_base { CHECK_DEC, CHECK_HEX, CHECK_OCT };
+
+/* check_ll(), check_hex() and check_oct(): how the values are printed. */
+static bool check_num(const char *what, unsigned long long got,
+		      unsigned long long want, enum check_base base)
+{
+	if (got == want)
+		return true;
+	if (base == CHECK_DEC)
+		diag("%s: got %lld, expected %lld", what, (long long)got,
+		     (long long)want);
+	else if (base == CHECK_HEX)
+		diag("%s: got 0x%llx, expected 0x%llx", what, got, want);
+	else
+		diag("%s: got 0%llo, expected 0%llo", what, got, want);
+	return false;
 }
 
-DEFINE_CHECK(check_ll, long long, "%lld")
-DEFINE_CHECK(check_hex, unsigned long long, "0x%llx")
-DEFINE_CHECK(check_oct, unsigned long long, "0%llo")
+bool check_ll(const char *what, long long got, long long want)
+{
+	return check_num(what, got, want, CHECK_DEC);
+}
+
+bool check_hex(const char *what, unsigned long long got,
+	       unsigned long long want)
+{
+	return check_num(what, got, want, CHECK_HEX);
+}
+
+bool check_oct(const char *what, unsigned long long got,
+	       unsigned long long want)
+{
+	return check_num(what, got, want, CHECK_OCT);
+}
 
 bool check_mem(const char *what, const void *got, const void *want,
 	       size_t len)

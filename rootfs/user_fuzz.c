@@ -567,16 +567,16 @@ static int iov_import_error(const struct fop *o, size_t *total)
 /*
  * The checks vfs_read() and vfs_write() make before the file is called,
  * in their order: the file's mode (@fd_ok: open for this direction),
- * access_ok() of the buffer, rw_verify_area().  0 or the errno.
+ * access_ok() of the buffer, rw_verify_area().  0 or -errno.
  */
 static int rw_refused(const struct fop *o, bool fd_ok, long long pos)
 {
 	if (!fd_ok)
-		return EBADF;
+		return -EBADF;
 	if (!access_ok_model(o->buf.addr, o->count))
-		return EFAULT;
+		return -EFAULT;
 	if (pos_overflows(pos, o->count))
-		return EINVAL;
+		return -EINVAL;
 	return 0;
 }
 
@@ -595,7 +595,7 @@ static struct fexp fz_expect_read(const struct fop *o, unsigned int fl)
 		/* vfs_read() */
 		err = rw_refused(o, fd_reads(o->fdi), pos);
 		if (err)
-			return fail1(err);
+			return fail1(-err);
 		n = min_sz(o->count, K_MAX_RW_COUNT);
 		return read_result(pos, n, &o->buf);
 	}
@@ -713,7 +713,7 @@ static struct fexp fz_expect_write(const struct fop *o, unsigned int fl)
 	/* vfs_write() */
 	err = rw_refused(o, fd_writes(o->fdi), pos);
 	if (err)
-		return fail1(err);
+		return fail1(-err);
 	if (fl & F_WRITE_EIO)
 		return fail1(EIO);
 	n = min_sz(o->count, K_MAX_RW_COUNT);

@@ -62,14 +62,6 @@ struct nf_row {
 	const char *na;		/* NF_NA(): skipped, and why */
 };
 
-/*
- * get_kernel_nofault() and copy_from_kernel_nofault() of @s bytes at the
- * same address, both failing with @r: nothing is read.
- */
-#define NF_BOTH(n, t, a, s, r)						\
-	{ "get_kernel_nofault_" n, SETFS_NF_GET, t, a, 0, r, NF_ZERO, NULL }, \
-	{ "copy_from_kernel_nofault_" n, SETFS_NF_COPY, t, a, s, r, NF_ZERO, NULL }
-
 static const struct nf_row nf_rows[] = {
 	/* A module global is mapped kernel memory: read, 0. */
 	{ "get_kernel_nofault_module_global", SETFS_NF_GET, SETFS_NF_GLOBAL,
@@ -81,19 +73,31 @@ static const struct nf_row nf_rows[] = {
 	/* The same for the buffer whose address INFO gives user space. */
 	{ "get_kernel_nofault_info_kernel_buffer", SETFS_NF_GET, SETFS_NF_ADDR,
 	  NF_KBUF, 0, 0, NF_KBUF_BYTES, NULL },
-	/* NULL is below TASK_SIZE_MAX + PAGE_SIZE: refused, no access. */
-	NF_BOTH("null_erange", SETFS_NF_NULL, NF_NONE, 1, -ERANGE),
+	/*
+	 * NULL is below TASK_SIZE_MAX + PAGE_SIZE: refused, no access.  Here
+	 * and below, get_kernel_nofault() and copy_from_kernel_nofault() of
+	 * the same address fail the same way: nothing is read.
+	 */
+	{ "get_kernel_nofault_null_erange", SETFS_NF_GET,
+	  SETFS_NF_NULL, NF_NONE, 0, -ERANGE, NF_ZERO, NULL },
+	{ "copy_from_kernel_nofault_null_erange", SETFS_NF_COPY,
+	  SETFS_NF_NULL, NF_NONE, 1, -ERANGE, NF_ZERO, NULL },
 	/*
 	 * The guard page after a vmalloc() area is a canonical kernel
 	 * address, so allowed, and never mapped: the read faults, -EFAULT.
 	 */
-	NF_BOTH("vmalloc_guard_efault", SETFS_NF_VMALLOC_GUARD, NF_NONE, 1,
-		-EFAULT),
+	{ "get_kernel_nofault_vmalloc_guard_efault", SETFS_NF_GET,
+	  SETFS_NF_VMALLOC_GUARD, NF_NONE, 0, -EFAULT, NF_ZERO, NULL },
+	{ "copy_from_kernel_nofault_vmalloc_guard_efault", SETFS_NF_COPY,
+	  SETFS_NF_VMALLOC_GUARD, NF_NONE, 1, -EFAULT, NF_ZERO, NULL },
 	/*
 	 * A user address is refused even when it is mapped and readable:
 	 * the nofault helpers read kernel memory only.
 	 */
-	NF_BOTH("user_address_erange", SETFS_NF_ADDR, NF_USER, 8, -ERANGE),
+	{ "get_kernel_nofault_user_address_erange", SETFS_NF_GET,
+	  SETFS_NF_ADDR, NF_USER, 0, -ERANGE, NF_ZERO, NULL },
+	{ "copy_from_kernel_nofault_user_address_erange", SETFS_NF_COPY,
+	  SETFS_NF_ADDR, NF_USER, 8, -ERANGE, NF_ZERO, NULL },
 	/* TASK_SIZE_MAX and the page after it: the user guard page. */
 	{ "get_kernel_nofault_task_size_max_erange", SETFS_NF_GET,
 	  SETFS_NF_ADDR, NF_TOP, 0, -ERANGE, NF_ZERO, NULL },

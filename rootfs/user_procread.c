@@ -2256,72 +2256,81 @@ struct procread_case {
 	const void *arg;
 };
 
+/*
+ * The table is written in sets of up to three rows (KTAP_TABLE_SETS()),
+ * each macro below one set.
+ */
 #define ROW(n, fn, v)		{ .name = n, .run = fn, .via = v }
-#define CASE(n, fn)		ROW(n, fn, VIA_NONE)
-/* The three paths into the kernel every file is read through, in order. */
-#define VIAS(n, fn)		ROW(n "_splice", fn, VIA_SPLICE),	\
-				ROW(n "_sendfile", fn, VIA_SENDFILE),	\
-				ROW(n "_kernel_read", fn, VIA_KERNEL_READ)
-
 #define ROW_ON(n, fn, a, v)	{ .name = n, .run_on = fn, .arg = a, .via = v }
+#define CASE(n, fn)		{ ROW(n, fn, VIA_NONE) }
+#define CASE_ON(n, fn, a)	{ ROW_ON(n, fn, a, VIA_NONE) }
+/*
+ * The three paths into the kernel every file is read through, in order:
+ * cases f_splice, f_sendfile and f_kernel_read of f_via().
+ */
+#define VIAS(f) {							\
+	ROW(#f "_splice", f##_via, VIA_SPLICE),				\
+	ROW(#f "_sendfile", f##_via, VIA_SENDFILE),			\
+	ROW(#f "_kernel_read", f##_via, VIA_KERNEL_READ) }
 /* The cases every /proc/kpage* file has; kpagecount and kpageflags add one. */
-#define KPAGE_CASES(n, f)						\
-	ROW_ON(n "_ends_at_max_pfn", kpage_ends_at_max_pfn, f, VIA_NONE), \
-	ROW_ON(n "_alignment", kpage_alignment, f, VIA_NONE)
-#define KPAGE_VIAS(n, f)						\
-	ROW_ON(n "_splice", kpage_via, f, VIA_SPLICE),			\
-	ROW_ON(n "_sendfile", kpage_via, f, VIA_SENDFILE),		\
-	ROW_ON(n "_kernel_read", kpage_via, f, VIA_KERNEL_READ)
+#define KPAGE_CASES(f) {						\
+	ROW_ON(#f "_ends_at_max_pfn", kpage_ends_at_max_pfn, "/proc/" #f, \
+	       VIA_NONE),						\
+	ROW_ON(#f "_alignment", kpage_alignment, "/proc/" #f, VIA_NONE) }
+#define KPAGE_VIAS(f) {							\
+	ROW_ON(#f "_splice", kpage_via, "/proc/" #f, VIA_SPLICE),	\
+	ROW_ON(#f "_sendfile", kpage_via, "/proc/" #f, VIA_SENDFILE),	\
+	ROW_ON(#f "_kernel_read", kpage_via, "/proc/" #f, VIA_KERNEL_READ) }
 
-static const struct procread_case procread_cases[] = {
+static const struct procread_case procread_cases[][3] = {
 	CASE("proc_ops_read_flag", proc_ops_read_flag),
 	CASE("config_gz_size_and_magic", config_gz_size_and_magic),
 	CASE("config_gz_is_kernel_config", config_gz_is_kernel_config),
 	CASE("config_gz_pread_offsets", config_gz_pread_offsets),
-	VIAS("config_gz", config_gz_via),
-	KPAGE_CASES("kpagecount", KPAGECOUNT),
+	VIAS(config_gz),
+	KPAGE_CASES(kpagecount),
 	CASE("kpagecount_own_page", kpagecount_own_page),
-	KPAGE_VIAS("kpagecount", KPAGECOUNT),
-	KPAGE_CASES("kpageflags", KPAGEFLAGS),
+	KPAGE_VIAS(kpagecount),
+	KPAGE_CASES(kpageflags),
 	CASE("kpageflags_own_page", kpageflags_own_page),
-	KPAGE_VIAS("kpageflags", KPAGEFLAGS),
-	KPAGE_CASES("kpagecgroup", KPAGECGROUP),
-	KPAGE_VIAS("kpagecgroup", KPAGECGROUP),
+	KPAGE_VIAS(kpageflags),
+	KPAGE_CASES(kpagecgroup),
+	KPAGE_VIAS(kpagecgroup),
 	CASE("pci_config_matches_sysfs", pci_config_matches_sysfs),
 	CASE("pci_config_unprivileged_header_only",
 	     pci_config_unprivileged_header_only),
-	VIAS("pci_config", pci_config_via),
+	VIAS(pci_config),
 	CASE("kmsg_read_marker", kmsg_read_marker),
 	CASE("kmsg_nonblock_empty_eagain", kmsg_nonblock_empty_eagain),
 	CASE("kmsg_bad_buffer", kmsg_bad_buffer),
-	VIAS("kmsg", kmsg_via),
+	VIAS(kmsg),
 	CASE("profile_size", profile_size),
 	CASE("profile_pread", profile_pread),
-	VIAS("profile", profile_via),
+	VIAS(profile),
 	CASE("asound_cards", asound_cards),
 	CASE("asound_version", asound_version),
-	VIAS("asound_entries", asound_entries_via),
+	VIAS(asound_entries),
 	CASE("rpc_channel_empty", rpc_channel_empty),
-	VIAS("rpc_channel", rpc_channel_via),
+	VIAS(rpc_channel),
 	CASE("rpc_flush_read", rpc_flush_read),
-	VIAS("rpc_flush", rpc_flush_via),
+	VIAS(rpc_flush),
 	CASE("rpc_flush_write", rpc_flush_write),
 	CASE("rpc_use_gss_proxy_read", rpc_use_gss_proxy_read),
-	VIAS("rpc_use_gss_proxy", rpc_use_gss_proxy_via),
+	VIAS(rpc_use_gss_proxy),
 	CASE("lockd_nlm_end_grace_read", lockd_nlm_end_grace_read),
-	VIAS("lockd_nlm_end_grace", lockd_nlm_end_grace_via),
-	ROW_ON("kfifo_bytestream_read_write", kfifo_read_write, &kfifo_bytestream, VIA_NONE),
-	VIAS("kfifo_bytestream", kfifo_bytestream_via),
-	ROW_ON("kfifo_int_read_write", kfifo_read_write, &kfifo_int, VIA_NONE),
-	VIAS("kfifo_int", kfifo_int_via),
-	ROW_ON("kfifo_record_read_write", kfifo_read_write, &kfifo_record, VIA_NONE),
-	VIAS("kfifo_record", kfifo_record_via),
+	VIAS(lockd_nlm_end_grace),
+	CASE_ON("kfifo_bytestream_read_write", kfifo_read_write, &kfifo_bytestream),
+	VIAS(kfifo_bytestream),
+	CASE_ON("kfifo_int_read_write", kfifo_read_write, &kfifo_int),
+	VIAS(kfifo_int),
+	CASE_ON("kfifo_record_read_write", kfifo_read_write, &kfifo_record),
+	VIAS(kfifo_record),
 	CASE("ppc64_systemcfg_read", ppc64_systemcfg_read),
-	VIAS("ppc64_systemcfg", ppc64_systemcfg_via),
+	VIAS(ppc64_systemcfg),
 	CASE("rtas_flash_read", rtas_flash_read),
-	VIAS("rtas_flash", rtas_flash_via),
+	VIAS(rtas_flash),
 	CASE("rtas_error_log_read", rtas_error_log_read),
-	VIAS("rtas_error_log", rtas_error_log_via),
+	VIAS(rtas_error_log),
 };
 
 /* Every case under an alarm: a read that blocks fails instead of hanging. */
@@ -2370,7 +2379,7 @@ static void procread_teardown(void)
 
 const struct ktap_group procread_group = {
 	.name = "setfs_user_procread",
-	KTAP_TABLES(KTAP_TABLE(procread_cases, run_procread_case)),
+	KTAP_TABLES(KTAP_TABLE_SETS(procread_cases, run_procread_case)),
 	.setup = procread_setup,
 	.teardown = procread_teardown,
 };

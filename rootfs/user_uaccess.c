@@ -177,45 +177,73 @@ struct ua_row {
 	size_t place_len;	/* ...this many bytes of it */
 };
 
-#define GET(n, b, o, s, r)	{ n, SETFS_UA_GET_USER, b, o, s, SZ_BYTES, r, NULL, 0 }
-#define PUT(n, b, o, s, r)	{ n, SETFS_UA_PUT_USER, b, o, s, SZ_BYTES, r, NULL, 0 }
-#define CFU(n, b, o, s, r)	{ n, SETFS_UA_COPY_FROM_USER, b, o, s, SZ_BYTES, r, NULL, 0 }
-#define CTU(n, b, o, s, r)	{ n, SETFS_UA_COPY_TO_USER, b, o, s, SZ_BYTES, r, NULL, 0 }
-#define CLR(n, b, o, s, r)	{ n, SETFS_UA_CLEAR_USER, b, o, s, SZ_BYTES, r, NULL, 0 }
+/*
+ * A row of SETFS_UA_<OP> (the edges of GET_PUT_ROWS() and COPY_ROWS()).
+ * The table is written in sets of rows (KTAP_TABLE_SETS()): the macros
+ * below give a set each.
+ */
+#define UA(n, OP, b, o, s, r) \
+	{ n, SETFS_UA_##OP, b, o, s, SZ_BYTES, r, NULL, 0 }
+#define UA_SET_MAX 14
+#define CLR(n, b, o, s, r) \
+	{ { n, SETFS_UA_CLEAR_USER, b, o, s, SZ_BYTES, r, NULL, 0 } }
 #define STR(n, b, o, s, r, p, l) \
-	{ n, SETFS_UA_STRNCPY_FROM_USER, b, o, s, SZ_BYTES, r, p, l }
-#define AOK(n, b, o, s, u, r)	{ n, SETFS_UA_ACCESS_OK, b, o, s, u, r, NULL, 0 }
+	{ { n, SETFS_UA_STRNCPY_FROM_USER, b, o, s, SZ_BYTES, r, p, l } }
+#define AOK(n, b, o, s, u, r) \
+	{ { n, SETFS_UA_ACCESS_OK, b, o, s, u, r, NULL, 0 } }
 
-/* get_user() and put_user() meet the same edges, with the same results. */
-#define GET_PUT_ROWS(M, op)						\
-	M(op "_user_1_last_byte", AT_TOP, -1, 1, 0),			\
-	M(op "_user_2_last_bytes", AT_TOP, -2, 2, 0),			\
-	M(op "_user_4_last_bytes", AT_TOP, -4, 4, 0),			\
-	M(op "_user_8_last_bytes", AT_TOP, -8, 8, 0),			\
-	M(op "_user_2_straddles_task_size_max", AT_TOP, -1, 2, -EFAULT),	\
-	M(op "_user_4_straddles_task_size_max", AT_TOP, -3, 4, -EFAULT),	\
-	M(op "_user_8_straddles_task_size_max", AT_TOP, -7, 8, -EFAULT),	\
-	M(op "_user_1_at_task_size_max", AT_TOP, 0, 1, -EFAULT),	\
-	M(op "_user_2_at_task_size_max", AT_TOP, 0, 2, -EFAULT),	\
-	M(op "_user_4_at_task_size_max", AT_TOP, 0, 4, -EFAULT),	\
-	M(op "_user_8_at_task_size_max", AT_TOP, 0, 8, -EFAULT),	\
-	M(op "_user_8_kernel_address", AT_KBUF, 0, 8, -EFAULT),		\
-	M(op "_user_8_unmapped_page", AT_HOLE, 0, 8, -EFAULT),		\
-	M(op "_user_4_null", AT_ZERO, 0, 4, -EFAULT)
+/*
+ * get_user() and put_user() meet the same edges, with the same results:
+ * op_user_... rows of SETFS_UA_OP_USER.
+ */
+#define GET_PUT_ROWS(op, OP) {						\
+	UA(#op "_user_1_last_byte", OP##_USER,				\
+	   AT_TOP, -1, 1, 0),						\
+	UA(#op "_user_2_last_bytes", OP##_USER,				\
+	   AT_TOP, -2, 2, 0),						\
+	UA(#op "_user_4_last_bytes", OP##_USER,				\
+	   AT_TOP, -4, 4, 0),						\
+	UA(#op "_user_8_last_bytes", OP##_USER,				\
+	   AT_TOP, -8, 8, 0),						\
+	UA(#op "_user_2_straddles_task_size_max", OP##_USER,		\
+	   AT_TOP, -1, 2, -EFAULT),					\
+	UA(#op "_user_4_straddles_task_size_max", OP##_USER,		\
+	   AT_TOP, -3, 4, -EFAULT),					\
+	UA(#op "_user_8_straddles_task_size_max", OP##_USER,		\
+	   AT_TOP, -7, 8, -EFAULT),					\
+	UA(#op "_user_1_at_task_size_max", OP##_USER,			\
+	   AT_TOP, 0, 1, -EFAULT),					\
+	UA(#op "_user_2_at_task_size_max", OP##_USER,			\
+	   AT_TOP, 0, 2, -EFAULT),					\
+	UA(#op "_user_4_at_task_size_max", OP##_USER,			\
+	   AT_TOP, 0, 4, -EFAULT),					\
+	UA(#op "_user_8_at_task_size_max", OP##_USER,			\
+	   AT_TOP, 0, 8, -EFAULT),					\
+	UA(#op "_user_8_kernel_address", OP##_USER,			\
+	   AT_KBUF, 0, 8, -EFAULT),					\
+	UA(#op "_user_8_unmapped_page", OP##_USER,			\
+	   AT_HOLE, 0, 8, -EFAULT),					\
+	UA(#op "_user_4_null", OP##_USER,				\
+	   AT_ZERO, 0, 4, -EFAULT) }
 
 /* copy_from_user() and copy_to_user(): the same edges, the same counts. */
-#define COPY_ROWS(M, op)						\
-	M(op "_last_16_bytes", AT_TOP, -16, 16, 0),			\
-	M(op "_straddles_task_size_max", AT_TOP, -8, 16, 16),		\
-	M(op "_zero_bytes_at_task_size_max", AT_TOP, 0, 0, 0),		\
-	M(op "_partial_before_unmapped", AT_EDGE, -8, 16, 8),		\
-	M(op "_kernel_address", AT_KBUF, 0, 16, 16)
+#define COPY_ROWS(op, OP) {						\
+	UA(#op "_user_last_16_bytes", OP##_USER,			\
+	   AT_TOP, -16, 16, 0),						\
+	UA(#op "_user_straddles_task_size_max", OP##_USER,		\
+	   AT_TOP, -8, 16, 16),						\
+	UA(#op "_user_zero_bytes_at_task_size_max", OP##_USER,		\
+	   AT_TOP, 0, 0, 0),						\
+	UA(#op "_user_partial_before_unmapped", OP##_USER,		\
+	   AT_EDGE, -8, 16, 8),						\
+	UA(#op "_user_kernel_address", OP##_USER,			\
+	   AT_KBUF, 0, 16, 16) }
 
-static const struct ua_row ua_rows[] = {
-	GET_PUT_ROWS(GET, "get"),
-	GET_PUT_ROWS(PUT, "put"),
-	COPY_ROWS(CFU, "copy_from_user"),
-	COPY_ROWS(CTU, "copy_to_user"),
+static const struct ua_row ua_rows[][UA_SET_MAX] = {
+	GET_PUT_ROWS(get, GET),
+	GET_PUT_ROWS(put, PUT),
+	COPY_ROWS(copy_from, COPY_FROM),
+	COPY_ROWS(copy_to, COPY_TO),
 	STR("strncpy_from_user_nul_before_task_size_max", AT_TOP, -4, 16, 3,
 	    "abc", 4),
 	STR("strncpy_from_user_no_nul_before_task_size_max", AT_TOP, -4, 16,
@@ -372,7 +400,7 @@ static enum case_result run_ua_row(const void *data)
 
 const struct ktap_group uaccess_group = {
 	.name = "setfs_user_uaccess",
-	KTAP_TABLES(KTAP_TABLE(ua_rows, run_ua_row)),
+	KTAP_TABLES(KTAP_TABLE_SETS(ua_rows, run_ua_row)),
 	.setup = uaccess_setup,
 	.teardown = uaccess_teardown,
 };
