@@ -28,8 +28,15 @@ extern struct kunit_suite setfs_nofault_suite;
 extern struct kunit_suite setfs_access_ok_suite;
 extern struct kunit_suite setfs_sockptr_suite;
 
-/* More than MAX_RW_COUNT, so read and write paths have to clamp it. */
-#define SETFS_OVER_MAX_RW	((size_t)MAX_RW_COUNT + PAGE_SIZE)
+/*
+ * More than MAX_RW_COUNT, so read and write paths have to clamp it, and
+ * not more than SSIZE_MAX, which rw_verify_area() refuses: on 32-bit
+ * kernels MAX_RW_COUNT + PAGE_SIZE is 2^31, a negative ssize_t.
+ */
+#define SETFS_OVER_MAX_RW_WANT	((size_t)MAX_RW_COUNT + PAGE_SIZE)
+#define SETFS_OVER_MAX_RW						\
+	(SETFS_OVER_MAX_RW_WANT > (size_t)SSIZE_MAX ? (size_t)SSIZE_MAX :	\
+	 SETFS_OVER_MAX_RW_WANT)
 
 /* Skip the running case with the reason unless @cond holds. */
 #define SETFS_REQUIRES(test, cond) do {					\
