@@ -2,6 +2,7 @@
 /*
  * arch.c: the functions of arch.h, one branch per architecture.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -59,11 +60,104 @@ const char *arch_paging(unsigned long long page_size, unsigned long long *want)
 	*want = page_size == 65536 ? 1ULL << 52 : 1ULL << 46;
 	return !strcmp(mmu, "Radix") ? "radix" : "hash";
 }
+#elif defined(__riscv) && __riscv_xlen == 64
+/*
+ * "mmu : sv39/sv48/sv57" (arch/riscv/kernel/cpu.c print_mmu()); the
+ * kernel picks the deepest the CPU has at boot.  TASK_SIZE_MAX is
+ * TASK_SIZE (no arch value): half of what the top level maps, 2^38, 2^47
+ * or 2^56 (arch/riscv/include/asm/pgtable.h TASK_SIZE_64).
+ */
+const char *arch_paging(unsigned long long page_size, unsigned long long *want)
+{
+	static const struct { const char *mode; unsigned int bits; } sv[] = {
+		{ "sv39", 38 }, { "sv48", 47 }, { "sv57", 56 },
+	};
+	char mmu[16];
+	size_t i;
+
+	(void)page_size;
+	if (!cpuinfo_value("mmu", mmu, sizeof(mmu))) {
+		diag("/proc/cpuinfo has no mmu line");
+		return NULL;
+	}
+	for (i = 0; i < ARRAY_SIZE(sv); i++)
+		if (!strcmp(mmu, sv[i].mode)) {
+			*want = 1ULL << sv[i].bits;
+			return sv[i].mode;
+		}
+	diag("/proc/cpuinfo: unknown mmu \"%s\"", mmu);
+	return NULL;
+}
 #else
+/* 32-bit ARM: nothing in /proc/cpuinfo tells 2-level from LPAE tables. */
 const char *arch_paging(unsigned long long page_size, unsigned long long *want)
 {
 	(void)page_size;
 	(void)want;
 	return NULL;
+}
+#endif
+
+#if ARCH_OABI
+/*
+ * One function per number: the number is the swi's immediate.  ARM code,
+ * even in a Thumb-2 binary (Debian's armhf default): a Thumb "svc" has
+ * only 8 bits of immediate, and vector_swi takes a Thumb caller's number
+ * from r7, as an EABI call.
+ */
+#define OABI_FN(nr)							\
+static noinline long __attribute__((target("arm")))			\
+oabi_##nr(long a, long b, long c, long d, long e, long f)		\
+{									\
+	register long r0 asm("r0") = a;					\
+	register long r1 asm("r1") = b;					\
+	register long r2 asm("r2") = c;					\
+	register long r3 asm("r3") = d;					\
+	register long r4 asm("r4") = e;					\
+	register long r5 asm("r5") = f;					\
+									\
+	asm volatile("swi %[n]"						\
+		     : "+r" (r0)					\
+		     : [n] "i" (0x900000 + (nr)), "r" (r1), "r" (r2),	\
+		       "r" (r3), "r" (r4), "r" (r5)			\
+		     : "memory");					\
+	return r0;							\
+}
+
+OABI_FN(117)
+OABI_FN(221)
+OABI_FN(251)
+OABI_FN(252)
+OABI_FN(298)
+OABI_FN(312)
+OABI_FN(346)
+
+long arch_oabi_syscall(unsigned int nr, long a, long b, long c, long d,
+		       long e, long f)
+{
+	switch (nr) {
+	case OABI_NR_IPC:
+		return oabi_117(a, b, c, d, e, f);
+	case OABI_NR_FCNTL64:
+		return oabi_221(a, b, c, d, e, f);
+	case OABI_NR_EPOLL_CTL:
+		return oabi_251(a, b, c, d, e, f);
+	case OABI_NR_EPOLL_WAIT:
+		return oabi_252(a, b, c, d, e, f);
+	case OABI_NR_SEMOP:
+		return oabi_298(a, b, c, d, e, f);
+	case OABI_NR_SEMTIMEDOP:
+		return oabi_312(a, b, c, d, e, f);
+	case OABI_NR_EPOLL_PWAIT:
+		return oabi_346(a, b, c, d, e, f);
+	}
+	return -EOPNOTSUPP;
+}
+#else
+long arch_oabi_syscall(unsigned int nr, long a, long b, long c, long d,
+		       long e, long f)
+{
+	(void)nr, (void)a, (void)b, (void)c, (void)d, (void)e, (void)f;
+	return -EOPNOTSUPP;
 }
 #endif

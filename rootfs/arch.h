@@ -11,6 +11,7 @@
 #ifndef _SETFS_ARCH_H
 #define _SETFS_ARCH_H
 
+#include <errno.h>
 #include <stdbool.h>
 
 /*
@@ -27,6 +28,21 @@
  * it cannot tell.  ARCH_PAGING_VISIBLE: whether it can on this
  * architecture (else the record's setfs_task_size_max is all the paging
  * group checks, and a NULL on an architecture where it can is a failure).
+ * ARCH_UACCESS_SLACK: how many bytes short of a fault a user copy may
+ * stop (copy_{to,from}_user(), clear_user(), and so read(2) and write(2)
+ * into a buffer that ends at an unmapped page).  include/linux/uaccess.h
+ * allows stopping short, "not storing anything at all ... should happen
+ * only when nothing could be copied".  x86_64 and powerpc64 copy up to
+ * the byte.  32-bit ARM's copy_template.S loads up to eight words into
+ * registers before it stores them and counts only what it stored: a
+ * copy_from_user() of 16 bytes with 8 readable returns 16 (measured),
+ * so ARM even stores nothing when 8 bytes could be copied.
+ * ARCH_NF_USER_RET: what copy_from_kernel_nofault() gives for a user
+ * address: -ERANGE where copy_from_kernel_nofault_allowed() refuses user
+ * space, -EFAULT where mm/maccess.c's default allows it and the read
+ * faults (riscv: a kernel access to a user page without SR_SUM).
+ * ARCH_NF_TOP_NA: NULL, or why TASK_SIZE_MAX and the page after it are
+ * not a refused user address on this architecture.
  */
 #if defined(__x86_64__)
 #define ARCH_NAME		"x86_64"
@@ -34,12 +50,40 @@
 #define ARCH_SECTION_SIZE_BITS	27
 #define ARCH_PICK(x86_64, ppc64, other)	(x86_64)
 #define ARCH_PAGING_VISIBLE	1
+#define ARCH_UACCESS_SLACK	0
+#define ARCH_NF_USER_RET	(-ERANGE)
+#define ARCH_NF_TOP_NA		NULL
 #elif defined(__powerpc64__)
 #define ARCH_NAME		"ppc64le"
 #define ARCH_KERNEL_ADDR	0xc000000000000000UL	/* the linear map */
 #define ARCH_SECTION_SIZE_BITS	24
 #define ARCH_PICK(x86_64, ppc64, other)	(ppc64)
 #define ARCH_PAGING_VISIBLE	1
+#define ARCH_UACCESS_SLACK	0
+#define ARCH_NF_USER_RET	(-ERANGE)
+#define ARCH_NF_TOP_NA		NULL
+#elif defined(__arm__)
+#define ARCH_NAME		"armv7"
+#define ARCH_KERNEL_ADDR	0xc0000000UL	/* lowmem, VMSPLIT_3G */
+#define ARCH_SECTION_SIZE_BITS	28
+#define ARCH_PICK(x86_64, ppc64, other)	(other)
+#define ARCH_PAGING_VISIBLE	0
+/* one block of copy_template.S: eight words */
+#define ARCH_UACCESS_SLACK	32
+#define ARCH_NF_USER_RET	(-ERANGE)
+#define ARCH_NF_TOP_NA							\
+	"arm allows TASK_SIZE and up (arch/arm/mm/fault.c), where its module area starts"
+#elif defined(__riscv) && __riscv_xlen == 64
+#define ARCH_NAME		"riscv64"
+/* the kernel image mapping, the same in sv39, sv48 and sv57 */
+#define ARCH_KERNEL_ADDR	0xffffffff80000000UL
+#define ARCH_SECTION_SIZE_BITS	27
+#define ARCH_PICK(x86_64, ppc64, other)	(other)
+#define ARCH_PAGING_VISIBLE	1
+/* the word loop of arch/riscv/lib/uaccess.S */
+#define ARCH_UACCESS_SLACK	8
+#define ARCH_NF_USER_RET	(-EFAULT)
+#define ARCH_NF_TOP_NA		NULL
 #else
 #define ARCH_NAME		"other"
 /* above any TASK_SIZE; maybe not mapped, which the cases also allow */
@@ -48,8 +92,35 @@
 #define ARCH_SECTION_SIZE_BITS	0
 #define ARCH_PICK(x86_64, ppc64, other)	(other)
 #define ARCH_PAGING_VISIBLE	0
+/* unknown: the rule of include/linux/uaccess.h only */
+#define ARCH_UACCESS_SLACK	4096
+#define ARCH_NF_USER_RET	(-ERANGE)
+#define ARCH_NF_TOP_NA		NULL
 #endif
 
 const char *arch_paging(unsigned long long page_size, unsigned long long *want);
+
+/*
+ * 32-bit ARM kernels with CONFIG_OABI_COMPAT take a system call made with
+ * "swi #(0x900000 + nr)" from ARM code as an old-ABI call, with the old
+ * ABI's struct layouts.  ARCH_OABI: this binary can make such calls;
+ * arch_oabi_syscall() makes one of the calls user_oabi.c uses (-EOPNOTSUPP
+ * for any other number, or without ARCH_OABI), returning what the
+ * kernel returns (-errno on failure).
+ */
+#if defined(__arm__) && !defined(__aarch64__)
+#define ARCH_OABI		1
+#else
+#define ARCH_OABI		0
+#endif
+#define OABI_NR_IPC		117
+#define OABI_NR_FCNTL64		221
+#define OABI_NR_EPOLL_CTL	251
+#define OABI_NR_EPOLL_WAIT	252
+#define OABI_NR_SEMOP		298
+#define OABI_NR_SEMTIMEDOP	312
+#define OABI_NR_EPOLL_PWAIT	346
+long arch_oabi_syscall(unsigned int nr, long a, long b, long c, long d,
+		       long e, long f);
 
 #endif /* _SETFS_ARCH_H */

@@ -23,6 +23,18 @@
 #define __printf(a, b) __attribute__((	\
 	format(printf, a, b)))
 #endif
+#ifndef __packed
+#define __packed __attribute__((	\
+	packed))
+#endif
+#ifndef __aligned
+#define __aligned(n) __attribute__((	\
+	aligned(n)))
+#endif
+#ifndef noinline
+#define noinline __attribute__((	\
+	noinline))
+#endif
 
 enum case_result { CASE_PASS, CASE_FAIL, CASE_SKIP };
 

@@ -36,6 +36,7 @@ static const struct ktap_group *const groups[] = {
 	&procread_group,
 	&edges_group,
 	&iouring_group,
+	&oabi_group,
 	&fuzz_group,
 	&race_group,
 	&unload_group,
@@ -103,16 +104,20 @@ static const struct {
 	{ ENAMETOOLONG, "ENAMETOOLONG" }, { ENODEV, "ENODEV" },
 	{ ENXIO, "ENXIO" }, { EOPNOTSUPP, "EOPNOTSUPP" },
 	{ EOVERFLOW, "EOVERFLOW" }, { EBUSY, "EBUSY" },
+	{ EINTR, "EINTR" },
 };
 
+/* The name of @err, or "errno N" (in a buffer the next call reuses). */
 const char *errno_name(int err)
 {
+	static char other[32];
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(errno_names); i++)
 		if (errno_names[i].err == err)
 			return errno_names[i].name;
-	return "errno?";
+	snprintf(other, sizeof(other), "errno %d", err);
+	return other;
 }
 
 enum check_base { CHECK_DEC, CHECK_HEX, CHECK_OCT };

@@ -76,12 +76,14 @@ static const struct nf_row nf_rows[] = {
 	/*
 	 * NULL is below TASK_SIZE_MAX + PAGE_SIZE: refused, no access.  Here
 	 * and below, get_kernel_nofault() and copy_from_kernel_nofault() of
-	 * the same address fail the same way: nothing is read.
+	 * the same address fail the same way: nothing is read.  Where user
+	 * addresses are not refused (ARCH_NF_USER_RET of arch.h: riscv), the
+	 * read is tried and faults: -EFAULT.
 	 */
 	{ "get_kernel_nofault_null_erange", SETFS_NF_GET,
-	  SETFS_NF_NULL, NF_NONE, 0, -ERANGE, NF_ZERO, NULL },
+	  SETFS_NF_NULL, NF_NONE, 0, ARCH_NF_USER_RET, NF_ZERO, NULL },
 	{ "copy_from_kernel_nofault_null_erange", SETFS_NF_COPY,
-	  SETFS_NF_NULL, NF_NONE, 1, -ERANGE, NF_ZERO, NULL },
+	  SETFS_NF_NULL, NF_NONE, 1, ARCH_NF_USER_RET, NF_ZERO, NULL },
 	/*
 	 * The guard page after a vmalloc() area is a canonical kernel
 	 * address, so allowed, and never mapped: the read faults, -EFAULT.
@@ -95,14 +97,16 @@ static const struct nf_row nf_rows[] = {
 	 * the nofault helpers read kernel memory only.
 	 */
 	{ "get_kernel_nofault_user_address_erange", SETFS_NF_GET,
-	  SETFS_NF_ADDR, NF_USER, 0, -ERANGE, NF_ZERO, NULL },
+	  SETFS_NF_ADDR, NF_USER, 0, ARCH_NF_USER_RET, NF_ZERO, NULL },
 	{ "copy_from_kernel_nofault_user_address_erange", SETFS_NF_COPY,
-	  SETFS_NF_ADDR, NF_USER, 8, -ERANGE, NF_ZERO, NULL },
+	  SETFS_NF_ADDR, NF_USER, 8, ARCH_NF_USER_RET, NF_ZERO, NULL },
 	/* TASK_SIZE_MAX and the page after it: the user guard page. */
 	{ "get_kernel_nofault_task_size_max_erange", SETFS_NF_GET,
-	  SETFS_NF_ADDR, NF_TOP, 0, -ERANGE, NF_ZERO, NULL },
+	  SETFS_NF_ADDR, NF_TOP, 0, ARCH_NF_USER_RET, NF_ZERO,
+	  ARCH_NF_TOP_NA },
 	{ "get_kernel_nofault_end_of_user_guard_page_erange", SETFS_NF_GET,
-	  SETFS_NF_ADDR, NF_TOP_GUARD_END, 0, -ERANGE, NF_ZERO, NULL },
+	  SETFS_NF_ADDR, NF_TOP_GUARD_END, 0, ARCH_NF_USER_RET, NF_ZERO,
+	  ARCH_NF_TOP_NA },
 	/* Not canonical with 48 (or 57) virtual address bits. */
 	{ "get_kernel_nofault_non_canonical_erange", SETFS_NF_GET,
 	  SETFS_NF_ADDR, NF_NON_CANONICAL, 0, -ERANGE, NF_ZERO,
