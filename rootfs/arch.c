@@ -135,22 +135,23 @@ OABI_FN(346)
 long arch_oabi_syscall(unsigned int nr, long a, long b, long c, long d,
 		       long e, long f)
 {
-	switch (nr) {
-	case OABI_NR_IPC:
-		return oabi_117(a, b, c, d, e, f);
-	case OABI_NR_FCNTL64:
-		return oabi_221(a, b, c, d, e, f);
-	case OABI_NR_EPOLL_CTL:
-		return oabi_251(a, b, c, d, e, f);
-	case OABI_NR_EPOLL_WAIT:
-		return oabi_252(a, b, c, d, e, f);
-	case OABI_NR_SEMOP:
-		return oabi_298(a, b, c, d, e, f);
-	case OABI_NR_SEMTIMEDOP:
-		return oabi_312(a, b, c, d, e, f);
-	case OABI_NR_EPOLL_PWAIT:
-		return oabi_346(a, b, c, d, e, f);
-	}
+	static const struct {
+		unsigned int nr;
+		long (*call)(long a, long b, long c, long d, long e, long f);
+	} calls[] = {
+		{ OABI_NR_IPC, oabi_117 },
+		{ OABI_NR_FCNTL64, oabi_221 },
+		{ OABI_NR_EPOLL_CTL, oabi_251 },
+		{ OABI_NR_EPOLL_WAIT, oabi_252 },
+		{ OABI_NR_SEMOP, oabi_298 },
+		{ OABI_NR_SEMTIMEDOP, oabi_312 },
+		{ OABI_NR_EPOLL_PWAIT, oabi_346 },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(calls); i++)
+		if (calls[i].nr == nr)
+			return calls[i].call(a, b, c, d, e, f);
 	return -EOPNOTSUPP;
 }
 #else

@@ -43,6 +43,9 @@
  * faults (riscv: a kernel access to a user page without SR_SUM).
  * ARCH_NF_TOP_NA: NULL, or why TASK_SIZE_MAX and the page after it are
  * not a refused user address on this architecture.
+ * ARCH_MMAP_WINDOW_NA: NULL, or why mmap() without a hint may map above
+ * 2^47 here (x86_64 and powerpc64 keep such mappings below it, 32-bit
+ * ARM cannot go that high).
  */
 #if defined(__x86_64__)
 #define ARCH_NAME		"x86_64"
@@ -53,6 +56,7 @@
 #define ARCH_UACCESS_SLACK	0
 #define ARCH_NF_USER_RET	(-ERANGE)
 #define ARCH_NF_TOP_NA		NULL
+#define ARCH_MMAP_WINDOW_NA	NULL
 #elif defined(__powerpc64__)
 #define ARCH_NAME		"ppc64le"
 #define ARCH_KERNEL_ADDR	0xc000000000000000UL	/* the linear map */
@@ -62,6 +66,7 @@
 #define ARCH_UACCESS_SLACK	0
 #define ARCH_NF_USER_RET	(-ERANGE)
 #define ARCH_NF_TOP_NA		NULL
+#define ARCH_MMAP_WINDOW_NA	NULL
 #elif defined(__arm__)
 #define ARCH_NAME		"armv7"
 #define ARCH_KERNEL_ADDR	0xc0000000UL	/* lowmem, VMSPLIT_3G */
@@ -73,6 +78,7 @@
 #define ARCH_NF_USER_RET	(-ERANGE)
 #define ARCH_NF_TOP_NA							\
 	"arm allows TASK_SIZE and up (arch/arm/mm/fault.c), where its module area starts"
+#define ARCH_MMAP_WINDOW_NA	NULL
 #elif defined(__riscv) && __riscv_xlen == 64
 #define ARCH_NAME		"riscv64"
 /* the kernel image mapping, the same in sv39, sv48 and sv57 */
@@ -80,10 +86,15 @@
 #define ARCH_SECTION_SIZE_BITS	27
 #define ARCH_PICK(x86_64, ppc64, other)	(other)
 #define ARCH_PAGING_VISIBLE	1
-/* the word loop of arch/riscv/lib/uaccess.S */
-#define ARCH_UACCESS_SLACK	8
+/*
+ * arch/riscv/lib/uaccess.S: the word loop loads eight registers, stores
+ * them, and counts from the start of the block on a fault
+ */
+#define ARCH_UACCESS_SLACK	64
 #define ARCH_NF_USER_RET	(-EFAULT)
 #define ARCH_NF_TOP_NA		NULL
+#define ARCH_MMAP_WINDOW_NA	\
+	"riscv64 6.1 has no 2^47 window: without a hint mmap() may map anywhere below TASK_SIZE"
 #else
 #define ARCH_NAME		"other"
 /* above any TASK_SIZE; maybe not mapped, which the cases also allow */
@@ -96,6 +107,7 @@
 #define ARCH_UACCESS_SLACK	4096
 #define ARCH_NF_USER_RET	(-ERANGE)
 #define ARCH_NF_TOP_NA		NULL
+#define ARCH_MMAP_WINDOW_NA	NULL
 #endif
 
 const char *arch_paging(unsigned long long page_size, unsigned long long *want);

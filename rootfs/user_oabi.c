@@ -156,7 +156,7 @@ static struct oabi_epoll_event to_oabi(const struct epoll_event *ev)
  * epoll_wait (@pwait: epoll_pwait with no signal mask) the OABI way into
  * a filled buffer: one 12-byte record, what EABI epoll_wait reports.
  */
-static enum case_result epoll_wait_one(bool pwait)
+static enum case_result epoll_wait_one(int pwait)
 {
 	unsigned char buf[4 * sizeof(struct epoll_event)];
 	struct oabi_epoll_event want;
@@ -182,16 +182,6 @@ static enum case_result epoll_wait_one(bool pwait)
 	ok &= untouched("OABI epoll_event", buf, sizeof(want), sizeof(buf));
 	ep_close(&ep);
 	return ok ? CASE_PASS : CASE_FAIL;
-}
-
-static enum case_result oabi_epoll_wait_packed_event(void)
-{
-	return epoll_wait_one(false);
-}
-
-static enum case_result oabi_epoll_pwait_packed_event(void)
-{
-	return epoll_wait_one(true);
 }
 
 /*
@@ -366,7 +356,7 @@ static long sem_call(enum sem_how how, int id, struct oabi_sembuf *ops,
 	return ret;
 }
 
-static enum case_result sem_case(enum sem_how how)
+static enum case_result sem_case(int how)
 {
 	struct oabi_sembuf ops[2] = {
 		{ .sem_num = 0, .sem_op = 3 }, { .sem_num = 1, .sem_op = 5 },
@@ -392,21 +382,6 @@ static enum case_result sem_case(enum sem_how how)
 	ok &= sem_values(id, 3, 5);
 	semctl(id, 0, IPC_RMID);
 	return ok ? CASE_PASS : CASE_FAIL;
-}
-
-static enum case_result oabi_semop_sembuf(void)
-{
-	return sem_case(SEM_SEMOP);
-}
-
-static enum case_result oabi_semtimedop_sembuf_timeout(void)
-{
-	return sem_case(SEM_SEMTIMEDOP);
-}
-
-static enum case_result oabi_ipc_semtimedop_sembuf_timeout(void)
-{
-	return sem_case(SEM_IPC);
 }
 
 static enum case_result oabi_semtimedop_kernel_address_efault(void)
@@ -684,9 +659,12 @@ static enum case_result undefined_instruction_code_line(void)
 
 /* -------------------------------------------------------------- rows */
 
+/* A case: run(), or run_arg(arg) for the cases that share a body. */
 struct oabi_row {
 	const char *name;
 	enum case_result (*run)(void);
+	enum case_result (*run_arg)(int arg);
+	int arg;
 };
 
 static enum case_result run_oabi_row(const void *row)
@@ -697,39 +675,38 @@ static enum case_result run_oabi_row(const void *row)
 		return ktap_skip("OABI system calls exist only on 32-bit ARM");
 	if (kconfig("OABI_COMPAT") != 'y')
 		return ktap_skip("the kernel has no CONFIG_OABI_COMPAT");
-	return r->run();
+	return r->run ? r->run() : r->run_arg(r->arg);
 }
 
 static const struct oabi_row oabi_rows[] = {
-	{ "oabi_epoll_wait_packed_event", oabi_epoll_wait_packed_event },
-	{ "oabi_epoll_pwait_packed_event", oabi_epoll_pwait_packed_event },
+	{ "oabi_epoll_wait_packed_event", NULL, epoll_wait_one, false },
+	{ "oabi_epoll_pwait_packed_event", NULL, epoll_wait_one, true },
 	{ "oabi_epoll_wait_two_events_stride",
-	  oabi_epoll_wait_two_events_stride },
-	{ "oabi_epoll_ctl_packed_event", oabi_epoll_ctl_packed_event },
-	{ "oabi_epoll_wait_null_efault", oabi_epoll_wait_null_efault },
+	  oabi_epoll_wait_two_events_stride, NULL, 0 },
+	{ "oabi_epoll_ctl_packed_event", oabi_epoll_ctl_packed_event, NULL, 0 },
+	{ "oabi_epoll_wait_null_efault", oabi_epoll_wait_null_efault, NULL, 0 },
 	{ "oabi_epoll_wait_kernel_address_efault",
-	  oabi_epoll_wait_kernel_address_efault },
+	  oabi_epoll_wait_kernel_address_efault, NULL, 0 },
 	{ "oabi_epoll_ctl_kernel_address_efault",
-	  oabi_epoll_ctl_kernel_address_efault },
-	{ "oabi_semop_sembuf", oabi_semop_sembuf },
-	{ "oabi_semtimedop_sembuf_timeout", oabi_semtimedop_sembuf_timeout },
-	{ "oabi_ipc_semtimedop_sembuf_timeout",
-	  oabi_ipc_semtimedop_sembuf_timeout },
+	  oabi_epoll_ctl_kernel_address_efault, NULL, 0 },
+	{ "oabi_semop_sembuf", NULL, sem_case, SEM_SEMOP },
+	{ "oabi_semtimedop_sembuf_timeout", NULL, sem_case, SEM_SEMTIMEDOP },
+	{ "oabi_ipc_semtimedop_sembuf_timeout", NULL, sem_case, SEM_IPC },
 	{ "oabi_semtimedop_kernel_address_efault",
-	  oabi_semtimedop_kernel_address_efault },
-	{ "oabi_fcntl64_getlk64_packed", oabi_fcntl64_getlk64_packed },
-	{ "oabi_fcntl64_ofd_getlk_packed", oabi_fcntl64_ofd_getlk_packed },
-	{ "oabi_fcntl64_setlk64_packed", oabi_fcntl64_setlk64_packed },
-	{ "oabi_fcntl64_ofd_setlk_packed", oabi_fcntl64_ofd_setlk_packed },
+	  oabi_semtimedop_kernel_address_efault, NULL, 0 },
+	{ "oabi_fcntl64_getlk64_packed", oabi_fcntl64_getlk64_packed, NULL, 0 },
+	{ "oabi_fcntl64_ofd_getlk_packed", oabi_fcntl64_ofd_getlk_packed, NULL, 0 },
+	{ "oabi_fcntl64_setlk64_packed", oabi_fcntl64_setlk64_packed, NULL, 0 },
+	{ "oabi_fcntl64_ofd_setlk_packed", oabi_fcntl64_ofd_setlk_packed, NULL, 0 },
 	{ "oabi_fcntl64_kernel_address_efault",
-	  oabi_fcntl64_kernel_address_efault },
+	  oabi_fcntl64_kernel_address_efault, NULL, 0 },
 	/* not OABI, but 32-bit ARM only too: the seed's traps.c change */
-	{ "undefined_instruction_code_line", undefined_instruction_code_line },
+	{ "undefined_instruction_code_line", undefined_instruction_code_line, NULL, 0 },
 };
 
 /* One skipped case where OABI cannot exist, the rows where it can. */
 static const struct oabi_row no_oabi_rows[] = {
-	{ "oabi_syscalls", NULL },
+	{ "oabi_syscalls", NULL, NULL, 0 },
 };
 
 static const struct ktap_table oabi_tables[] = {

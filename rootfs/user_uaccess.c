@@ -457,19 +457,38 @@ static enum case_result run_ua_row(const void *data)
 }
 
 /*
- * The same partial copy through a file: write(2) and read(2) of 16 bytes
- * at offset 0 of a tmpfs file, the buffer 8 bytes before the unmapped
- * page.  generic_perform_write() copies with page faults disabled; when
- * that copies nothing it faults the buffer in and tries again, and stops
- * with -EFAULT only when fault_in_iov_iter_readable() finds nothing
- * readable.  Here 8 bytes are, so an architecture whose copy stores none
- * of them (against include/linux/uaccess.h) makes write(2) retry until a
- * fatal signal.  The call runs in a child with SIGALRM after
- * FILE_SECONDS; the parent reports what it returned, or that it never
- * did.  Expected: 8, or down to ARCH_UACCESS_SLACK fewer but never none.
+ * The same partial copy through a file: write(2) and read(2) at offset 0
+ * of a tmpfs file, the buffer ending at the unmapped page with only
+ * @readable bytes before it.  generic_perform_write() copies with page
+ * faults disabled; when that copies nothing it faults the buffer in and
+ * tries again, and stops with -EFAULT only when
+ * fault_in_iov_iter_readable() finds nothing readable.  Here some bytes
+ * are, so an architecture whose copy stores none of them (against
+ * include/linux/uaccess.h) makes write(2) retry until a fatal signal,
+ * and read(2) fail with EFAULT.  The call runs in a child with SIGALRM
+ * after FILE_SECONDS; the parent reports what it returned, or that it
+ * never did.  Expected: @readable bytes, or down to ARCH_UACCESS_SLACK
+ * fewer, but never none.  16 bytes with 8 readable is less than one
+ * block of ARM's copy loop; 256 with 40 readable starts riscv's word
+ * loop, eight 8-byte registers at a time.
  */
 #define FILE_PATH	"/tmp/setfs_uaccess_file"
 #define FILE_SECONDS	10
+#define FILE_MAX	256
+
+struct file_row {
+	const char *name;
+	bool write;
+	size_t size;
+	size_t readable;
+};
+
+static const struct file_row file_rows[] = {
+	{ "file_write_partial_before_unmapped", true, 16, 8 },
+	{ "file_read_partial_before_unmapped", false, 16, 8 },
+	{ "file_write_256_with_40_before_unmapped", true, FILE_MAX, 40 },
+	{ "file_read_256_with_40_before_unmapped", false, FILE_MAX, 40 },
+};
 
 static enum case_result file_fail(const char *what, int fd)
 {
@@ -481,40 +500,50 @@ static enum case_result file_fail(const char *what, int fd)
 	return CASE_FAIL;
 }
 
-static enum case_result file_partial(bool write_it)
+/* In the child: the call, its result down the pipe. */
+static void file_child(const struct file_row *r, int fd, int out)
 {
-	const char *what = write_it ? "write(2)" : "read(2)";
-	unsigned char *buf = ua.edge - 8, data[16];
-	long long ret = 0, lo = 8 - ARCH_UACCESS_SLACK;
+	unsigned char *buf = ua.edge - r->readable;
+	long long ret;
+
+	alarm(FILE_SECONDS);
+	ret = r->write ? pwrite(fd, buf, r->size, 0) :
+			 pread(fd, buf, r->size, 0);
+	if (ret < 0)
+		ret = -errno;
+	_exit(write(out, &ret, sizeof(ret)) == sizeof(ret) ? 0 : 1);
+}
+
+static enum case_result run_file_row(const void *data)
+{
+	const struct file_row *r = data;
+	const char *what = r->write ? "write(2)" : "read(2)";
+	long long ret = 0, lo = (long long)r->readable - ARCH_UACCESS_SLACK;
+	unsigned char bytes[FILE_MAX];
 	int fd, pfd[2], status;
 	pid_t pid;
 
-	memset(data, 'f', sizeof(data));
-	memset(buf, 'b', 8);
+	memset(bytes, 'f', sizeof(bytes));
+	memset(ua.edge - r->readable, 'b', r->readable);
 	fd = open(FILE_PATH, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0)
 		return file_fail("open " FILE_PATH, -1);
 	unlink(FILE_PATH);
-	if (!write_it && pwrite(fd, data, sizeof(data), 0) != sizeof(data))
+	if (!r->write && pwrite(fd, bytes, r->size, 0) != (ssize_t)r->size)
 		return file_fail("pwrite of the file's bytes", fd);
 	if (pipe(pfd))
 		return file_fail("pipe", fd);
 	pid = fork();
-	if (pid == 0) {
-		alarm(FILE_SECONDS);
-		ret = write_it ? pwrite(fd, buf, 16, 0) : pread(fd, buf, 16, 0);
-		if (ret < 0)
-			ret = -errno;
-		_exit(write(pfd[1], &ret, sizeof(ret)) == sizeof(ret) ? 0 : 1);
-	}
+	if (pid == 0)
+		file_child(r, fd, pfd[1]);
 	close(pfd[1]);
 	if (pid < 0 || waitpid(pid, &status, 0) != pid) {
 		close(pfd[0]);
 		return file_fail("fork or waitpid", fd);
 	}
 	if (WIFSIGNALED(status)) {
-		diag("%s of 16 bytes, 8 before an unmapped page: no return in %d s (signal %d)",
-		     what, FILE_SECONDS, WTERMSIG(status));
+		diag("%s of %zu bytes, %zu before an unmapped page: no return in %d s (signal %d)",
+		     what, r->size, r->readable, FILE_SECONDS, WTERMSIG(status));
 		close(pfd[0]);
 		close(fd);
 		return CASE_FAIL;
@@ -525,38 +554,21 @@ static enum case_result file_partial(bool write_it)
 	close(fd);
 	if (lo < 1)
 		lo = 1;
-	if (ret >= lo && ret <= 8) {
-		if (ret != 8)
-			diag("%s: %lld of the 8 bytes before the fault, within ARCH_UACCESS_SLACK",
-			     what, ret);
+	if (ret >= lo && ret <= (long long)r->readable) {
+		if (ret != (long long)r->readable)
+			diag("%s: %lld of the %zu bytes before the fault (ARCH_UACCESS_SLACK)",
+			     what, ret, r->readable);
 		return CASE_PASS;
 	}
-	diag("%s of 16 bytes, 8 of them before an unmapped page: %lld, expected %lld..8",
-	     what, ret, lo);
+	diag("%s of %zu bytes, %zu before an unmapped page: %lld, expected %lld..%zu",
+	     what, r->size, r->readable, ret, lo, r->readable);
 	return CASE_FAIL;
 }
-
-static enum case_result file_write_partial_before_unmapped(void)
-{
-	return file_partial(true);
-}
-
-static enum case_result file_read_partial_before_unmapped(void)
-{
-	return file_partial(false);
-}
-
-static const struct test_case file_cases[] = {
-	{ "file_write_partial_before_unmapped",
-	  file_write_partial_before_unmapped },
-	{ "file_read_partial_before_unmapped",
-	  file_read_partial_before_unmapped },
-};
 
 const struct ktap_group uaccess_group = {
 	.name = "setfs_user_uaccess",
 	KTAP_TABLES(KTAP_TABLE_SETS(ua_rows, run_ua_row),
-		    KTAP_TABLE(file_cases, run_test_case)),
+		    KTAP_TABLE(file_rows, run_file_row)),
 	.setup = uaccess_setup,
 	.teardown = uaccess_teardown,
 };
