@@ -113,14 +113,10 @@ static void op_init(struct bench_op *op, const char *label, size_t req)
 
 static void op_close(struct bench_op *op)
 {
-	if (op->fd >= 0)
-		close(op->fd);
-	if (op->out >= 0)
-		close(op->out);
-	if (op->p[0] >= 0)
-		close(op->p[0]);
-	if (op->p[1] >= 0)
-		close(op->p[1]);
+	close_if_open(op->fd);
+	close_if_open(op->out);
+	close_if_open(op->p[0]);
+	close_if_open(op->p[1]);
 }
 
 /* Advances the position of a loop over the whole file by @ret bytes. */

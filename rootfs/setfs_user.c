@@ -107,6 +107,12 @@ static const struct {
 	{ EINTR, "EINTR" },
 };
 
+void close_if_open(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
 /* The name of @err, or "errno N" (in a buffer the next call reuses). */
 const char *errno_name(int err)
 {

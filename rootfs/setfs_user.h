@@ -44,6 +44,9 @@ extern const struct ktap_group oabi_group;
 /* "setfs_user bench": the measurements of bench.c; the exit status. */
 int bench_main(void);
 
+/* close(@fd) unless it is negative (a descriptor never opened). */
+void close_if_open(int fd);
+
 /* "setfs_user series": real /proc files, for ./run.sh bench series. */
 int series_main(void);
 

@@ -110,14 +110,10 @@ struct ep_fixture {
 
 static void ep_close(struct ep_fixture *ep)
 {
-	if (ep->epfd >= 0)
-		close(ep->epfd);
-	if (ep->p[0] >= 0)
-		close(ep->p[0]);
-	if (ep->p[1] >= 0)
-		close(ep->p[1]);
-	if (ep->efd >= 0)
-		close(ep->efd);
+	close_if_open(ep->epfd);
+	close_if_open(ep->p[0]);
+	close_if_open(ep->p[1]);
+	close_if_open(ep->efd);
 }
 
 /*
@@ -678,30 +674,28 @@ static enum case_result run_oabi_row(const void *row)
 	return r->run ? r->run() : r->run_arg(r->arg);
 }
 
+/* A case whose function has the case's name. */
+#define OABI_CASE(fn)	{ #fn, fn, NULL, 0 }
+
 static const struct oabi_row oabi_rows[] = {
 	{ "oabi_epoll_wait_packed_event", NULL, epoll_wait_one, false },
 	{ "oabi_epoll_pwait_packed_event", NULL, epoll_wait_one, true },
-	{ "oabi_epoll_wait_two_events_stride",
-	  oabi_epoll_wait_two_events_stride, NULL, 0 },
-	{ "oabi_epoll_ctl_packed_event", oabi_epoll_ctl_packed_event, NULL, 0 },
-	{ "oabi_epoll_wait_null_efault", oabi_epoll_wait_null_efault, NULL, 0 },
-	{ "oabi_epoll_wait_kernel_address_efault",
-	  oabi_epoll_wait_kernel_address_efault, NULL, 0 },
-	{ "oabi_epoll_ctl_kernel_address_efault",
-	  oabi_epoll_ctl_kernel_address_efault, NULL, 0 },
+	OABI_CASE(oabi_epoll_wait_two_events_stride),
+	OABI_CASE(oabi_epoll_ctl_packed_event),
+	OABI_CASE(oabi_epoll_wait_null_efault),
+	OABI_CASE(oabi_epoll_wait_kernel_address_efault),
+	OABI_CASE(oabi_epoll_ctl_kernel_address_efault),
 	{ "oabi_semop_sembuf", NULL, sem_case, SEM_SEMOP },
 	{ "oabi_semtimedop_sembuf_timeout", NULL, sem_case, SEM_SEMTIMEDOP },
 	{ "oabi_ipc_semtimedop_sembuf_timeout", NULL, sem_case, SEM_IPC },
-	{ "oabi_semtimedop_kernel_address_efault",
-	  oabi_semtimedop_kernel_address_efault, NULL, 0 },
-	{ "oabi_fcntl64_getlk64_packed", oabi_fcntl64_getlk64_packed, NULL, 0 },
-	{ "oabi_fcntl64_ofd_getlk_packed", oabi_fcntl64_ofd_getlk_packed, NULL, 0 },
-	{ "oabi_fcntl64_setlk64_packed", oabi_fcntl64_setlk64_packed, NULL, 0 },
-	{ "oabi_fcntl64_ofd_setlk_packed", oabi_fcntl64_ofd_setlk_packed, NULL, 0 },
-	{ "oabi_fcntl64_kernel_address_efault",
-	  oabi_fcntl64_kernel_address_efault, NULL, 0 },
+	OABI_CASE(oabi_semtimedop_kernel_address_efault),
+	OABI_CASE(oabi_fcntl64_getlk64_packed),
+	OABI_CASE(oabi_fcntl64_ofd_getlk_packed),
+	OABI_CASE(oabi_fcntl64_setlk64_packed),
+	OABI_CASE(oabi_fcntl64_ofd_setlk_packed),
+	OABI_CASE(oabi_fcntl64_kernel_address_efault),
 	/* not OABI, but 32-bit ARM only too: the seed's traps.c change */
-	{ "undefined_instruction_code_line", undefined_instruction_code_line, NULL, 0 },
+	OABI_CASE(undefined_instruction_code_line),
 };
 
 /* One skipped case where OABI cannot exist, the rows where it can. */

@@ -147,14 +147,10 @@ static bool stream_open(struct stream *s, enum via v, const char *path,
 
 static void stream_close(struct stream *s)
 {
-	if (s->fd >= 0)
-		close(s->fd);
-	if (s->pipe[0] >= 0)
-		close(s->pipe[0]);
-	if (s->pipe[1] >= 0)
-		close(s->pipe[1]);
-	if (s->out >= 0)
-		close(s->out);
+	close_if_open(s->fd);
+	close_if_open(s->pipe[0]);
+	close_if_open(s->pipe[1]);
+	close_if_open(s->out);
 	*s = (struct stream)STREAM_CLOSED;
 }
 
