@@ -680,12 +680,31 @@ build_user() {
 # busybox for the guest: Debian's busybox-static for the guest's
 # architecture, downloaded and unpacked into the cache, never installed.
 fetch_busybox() {
-	local dir=$CACHE/busybox/$T_DEB_ARCH deb
+	local dir=$CACHE/busybox/$T_DEB_ARCH${T_BUSYBOX_SUITE:+-$T_BUSYBOX_SUITE} deb bin
 
 	BUSYBOX=$dir/bin/busybox
 	[ -x "$BUSYBOX" ] && return 0
-	rm -rf "$dir" "$dir.deb"
+	rm -rf "$dir" "$dir.deb" "$dir.x"
 	mkdir -p "$dir.deb"
+	if [ -n "$T_BUSYBOX_SUITE" ]; then
+		busybox_from_suite "$dir"
+	else
+		busybox_from_host_apt "$dir"
+	fi
+	deb=$(ls "$dir.deb"/busybox-static_*.deb)
+	dpkg-deb -x "$deb" "$dir.x"
+	mkdir -p "$dir/bin"
+	# /bin/busybox before the /usr merge (Debian 12), /usr/bin after
+	for bin in "$dir.x/bin/busybox" "$dir.x/usr/bin/busybox"; do
+		[ ! -f "$bin" ] || mv "$bin" "$BUSYBOX"
+	done
+	rm -rf "$dir.x" "$dir.deb"
+	[ -x "$BUSYBOX" ] || die "busybox-static:$T_DEB_ARCH has no /bin/busybox or /usr/bin/busybox"
+}
+
+busybox_from_host_apt() {
+	local dir=$1
+
 	if [ "$T_DEB_ARCH" != "$(dpkg --print-architecture)" ] &&
 	   ! dpkg --print-foreign-architectures | grep -qx "$T_DEB_ARCH"; then
 		[ "$(id -u)" -eq 0 ] || die "dpkg lacks architecture $T_DEB_ARCH (run: sudo dpkg --add-architecture $T_DEB_ARCH && sudo apt-get update)"
@@ -697,12 +716,33 @@ fetch_busybox() {
 		(cd "$dir.deb" && apt-get download "busybox-static:$T_DEB_ARCH") >>"$CACHE/apt.log" 2>&1 ||
 			die "cannot download busybox-static:$T_DEB_ARCH (log: $CACHE/apt.log)"
 	fi
-	deb=$(ls "$dir.deb"/busybox-static_*.deb)
-	dpkg-deb -x "$deb" "$dir.x"
-	mkdir -p "$dir/bin"
-	mv "$dir.x/bin/busybox" "$BUSYBOX"
-	rm -rf "$dir.x" "$dir.deb"
-	[ -x "$BUSYBOX" ] || die "busybox-static:$T_DEB_ARCH has no /bin/busybox"
+}
+
+# busybox_from_suite DIR: busybox-static for T_DEB_ARCH from Debian's
+# T_BUSYBOX_SUITE, with apt in a directory of its own (nothing of the
+# host's apt changes).  apt checks the suite's InRelease against the
+# host's debian-archive-keyring and the package against its hash.
+busybox_from_suite() {
+	local dir=$1 root=$1.apt opts log=$CACHE/apt-$T_DEB_ARCH-$T_BUSYBOX_SUITE.log
+
+	rm -rf "$root"
+	mkdir -p "$root/etc/preferences.d" "$root/lists/partial" \
+		"$root/archives/partial" "$root/dpkg"
+	: >"$root/dpkg/status"
+	echo "deb [arch=$T_DEB_ARCH signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $T_BUSYBOX_SUITE main" \
+		>"$root/etc/sources.list"
+	opts=(-o "Dir::Etc::SourceList=$root/etc/sources.list"
+	      -o Dir::Etc::SourceParts=- -o Dir::Etc::Preferences=-
+	      -o "Dir::Etc::PreferencesParts=$root/etc/preferences.d"
+	      -o "Dir::State::Lists=$root/lists" -o "Dir::Cache::Archives=$root/archives"
+	      -o "Dir::State::status=$root/dpkg/status"
+	      -o "APT::Architecture=$T_DEB_ARCH" -o "APT::Architectures=$T_DEB_ARCH"
+	      -o Acquire::Languages=none)
+	info "downloading busybox-static:$T_DEB_ARCH from Debian $T_BUSYBOX_SUITE"
+	{ apt-get "${opts[@]}" update &&
+	  (cd "$dir.deb" && apt-get "${opts[@]}" download busybox-static); } >"$log" 2>&1 ||
+		die "cannot download busybox-static:$T_DEB_ARCH from Debian $T_BUSYBOX_SUITE (log: $log)"
+	rm -rf "$root"
 }
 
 # The initramfs, written by the tree's usr/gen_init_cpio from a list that

@@ -45,7 +45,10 @@ CMDLINE_RE = re.compile(r"^[a-z_][a-z0-9_]*=[^\s'\"\\$`]*$")
 KINDS = ("tree", "distro")
 HALTS = ("reboot", "poweroff")
 # Paging modes rootfs/arch.c can tell from /proc/cpuinfo.
-PAGING_MODES = ("4-level", "5-level", "radix", "hash")
+# (2-level and lpae: 32-bit ARM, which it cannot tell; only
+# guest.task_size_max is checked there.)
+PAGING_MODES = ("4-level", "5-level", "radix", "hash", "sv39", "sv48", "sv57",
+                "2-level", "lpae")
 
 
 class RecordError(Exception):
@@ -103,6 +106,10 @@ SCHEMA = {
         # TASK_SIZE_MAX the probe must report (SETFS_IOC_INFO), in hex
         "task_size_max": Field(str, required=True, pattern=re.compile(r"^0x[0-9a-f]{1,16}$")),
         "cmdline": Field(list, default=[], pattern=CMDLINE_RE),
+        # busybox-static from this Debian suite (signed by the host's
+        # debian-archive-keyring) instead of the host's own: Debian 12
+        # has no riscv64, 13 (trixie) has
+        "busybox_suite": Field(str, default="", pattern=re.compile(r"^([a-z]+)?$")),
     },
 }
 
@@ -292,6 +299,7 @@ def shell(rec, flavour):
         "T_PAGING": rec.guest["paging"],
         "T_TASK_SIZE_MAX": rec.guest["task_size_max"],
         "T_CMDLINE": " ".join(rec.guest["cmdline"]),
+        "T_BUSYBOX_SUITE": rec.guest["busybox_suite"],
         "T_FLAVOUR": flavour,
         "T_BASE": rec.name,
         "T_RECORD": rec.path,

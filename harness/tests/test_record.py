@@ -136,6 +136,8 @@ class BadRecords(unittest.TestCase):
          "guest.task_size_max: '0x10000000000000000' is not allowed"),
         ("bad cmdline word", lambda t: t + 'cmdline = ["quiet"]\n',
          "guest.cmdline: 'quiet' is not allowed"),
+        ("busybox suite not a suite name", lambda t: t + 'busybox_suite = "trixie main"\n',
+         "guest.busybox_suite: 'trixie main' is not allowed"),
     ]
 
     def test_each_edit_names_the_field(self):

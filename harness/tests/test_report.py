@@ -2,7 +2,8 @@
 """harness.report on recorded console logs, kunit_tool_test.py-style.
 
 logs/*.console.log.gz are the consoles of the five targets of one full
-./run.sh test run (full soak, no filter).  The other cases are those logs
+./run.sh test run (full soak, no filter), and of armv7 and riscv64 from
+"./run.sh kunit --arch armv7,riscv64".  The other cases are those logs
 edited the way a broken run looks: a failing case, a splat, a hang, a
 crash, a bad taint, no taint line, a filter that selects nothing, KTAP
 that kunit.py cannot parse.  They need the prepared tree's kunit_parser
@@ -31,6 +32,21 @@ RECORDED = {
     "ppc64le": ((2418, 0, 34), (367, 0, 2), (2051, 0, 32)),
     "x86_64-debug": ((2356, 0, 43), (368, 0, 1), (1988, 0, 42)),
     "x86_64-debian": ((2278, 0, 57), (0, 0, 7), (2278, 0, 50)),
+}
+
+
+# The two opt-in targets (issue 16), one "./run.sh kunit" run each (quick
+# soak: the same cases): what they report, and the cases that fail because
+# of the kernel bugs README.md's Targets section describes.
+RECORDED_FAILING = {
+    "armv7": ((2217, 4, 60), (366, 0, 3), (1851, 4, 57), [
+        "setfs_user_uaccess.clear_user_2g_from_page_0",
+        "setfs_user_uaccess.file_write_partial_before_unmapped",
+        "setfs_user_uaccess.file_write_256_with_40_before_unmapped",
+        "setfs_user_fuzz.fuzz_ctl_ioctl"]),
+    "riscv64": ((2203, 2, 60), (366, 0, 3), (1837, 2, 57), [
+        "setfs_user_uaccess.file_write_256_with_40_before_unmapped",
+        "setfs_user_uaccess.file_read_256_with_40_before_unmapped"]),
 }
 
 
@@ -70,6 +86,18 @@ class ReportTest(unittest.TestCase):
                 self.assertEqual(rep.taint & ~report.guest.TAINT_ALLOWED, 0)
                 self.assertIn("setfs_user_edges", [t[0] for t in rep.times])
                 self.assertEqual(sum(s[1] for s in rep.suites), rep.passed)
+
+    def test_recorded_runs_with_kernel_bugs(self):
+        for name, (total, kunit, user, failing) in RECORDED_FAILING.items():
+            with self.subTest(target=name):
+                rep = report.report(console(name), TREE)
+                self.assertIsNone(rep.guest_error)
+                self.assertEqual((rep.passed, rep.failed, rep.skipped), total)
+                self.assertEqual(rep.kunit, kunit)
+                self.assertEqual(rep.user, user)
+                self.assertEqual(rep.failed_cases, failing)
+                self.assertEqual(rep.problems, [])
+                self.assertEqual(rep.taint & ~report.guest.TAINT_ALLOWED, 0)
 
     def test_failing_case_is_named(self):
         lines = replace_once(console("x86_64"), "    ok 1 insmod_setfs_probe",
