@@ -59,6 +59,8 @@ typedef u64 resource_size_t;
 #define __packed __attribute__((packed))
 #define noinline __attribute__((noinline))
 #define likely(x) __builtin_expect(!!(x), 1)
+/* One load of @x, as <asm-generic/rwonce.h> has it for scalars. */
+#define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
 #define GFP_KERNEL 0u
