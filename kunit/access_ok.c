@@ -114,6 +114,22 @@ static void setfs_access_ok_task_size_max(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, TASK_SIZE_MAX, BIT(bits),
 			    "%s MMU, %lu-byte pages",
 			    radix_enabled() ? "radix" : "hash", PAGE_SIZE);
+#elif defined(CONFIG_ARM) && defined(CONFIG_MMU)
+	/*
+	 * asm/memory.h: TASK_SIZE is PAGE_OFFSET less the 16 MiB module
+	 * area, which starts right there: copy_from_kernel_nofault_allowed()
+	 * (arch/arm/mm/fault.c) lets TASK_SIZE and up through.
+	 */
+	KUNIT_EXPECT_EQ_MSG(test, TASK_SIZE_MAX,
+			    (unsigned long)PAGE_OFFSET - SZ_16M,
+			    "PAGE_OFFSET %#lx", (unsigned long)PAGE_OFFSET);
+	KUNIT_EXPECT_EQ(test, (unsigned long)MODULES_VADDR, TASK_SIZE_MAX);
+#elif defined(CONFIG_RISCV) && defined(CONFIG_64BIT) && defined(CONFIG_MMU)
+	/* Half the page table's reach: sv39 2^38, sv48 2^47, sv57 2^56. */
+	unsigned int bits = pgtable_l5_enabled ? 56 : pgtable_l4_enabled ? 47 : 38;
+
+	KUNIT_EXPECT_EQ_MSG(test, TASK_SIZE_MAX, BIT(bits), "sv%u",
+			    bits == 56 ? 57 : bits == 47 ? 48 : 39);
 #else
 	kunit_skip(test, "no TASK_SIZE_MAX expectation for this architecture");
 #endif
