@@ -43,6 +43,12 @@
 #define SETFS_NA(x86_64, ppc64)	(x86_64)
 #elif defined(CONFIG_PPC64)
 #define SETFS_NA(x86_64, ppc64)	(ppc64)
+#elif defined(CONFIG_ARM)
+#define SETFS_NA(x86_64, ppc64)						\
+	"an x86_64/powerpc64 layout row: every 32-bit value is an address"
+#elif defined(CONFIG_RISCV)
+#define SETFS_NA(x86_64, ppc64)						\
+	"an x86_64/powerpc64 layout row: riscv lets every kernel address be tried"
 #else
 #define SETFS_NA(x86_64, ppc64)	"no expectation for this architecture"
 #endif

@@ -43,7 +43,8 @@ enum nf_addr {
  */
 #define NF_NA(x86_64, ppc64)						\
 	ARCH_PICK(x86_64, ppc64,					\
-		  "no nofault expectations for this architecture")
+		  "an x86_64/powerpc64 layout row (canonical form, "	\
+		  "vsyscall page, guard hole, quadrants)")
 
 enum nf_value {
 	NF_ZERO,		/* nothing read */
