@@ -74,31 +74,29 @@ def replace_once(lines, old, new):
     f"no prepared tree with kunit_parser.py at {TREE} (./run.sh kunit makes one)")
 class ReportTest(unittest.TestCase):
 
+    def check_recorded(self, name, total, kunit, user, failing):
+        """What the recorded console of @name reports; failing: the cases."""
+        rep = report.report(console(name), TREE)
+        self.assertIsNone(rep.guest_error)
+        self.assertEqual((rep.passed, rep.failed, rep.skipped), total)
+        self.assertEqual(rep.kunit, kunit)
+        self.assertEqual(rep.user, user)
+        self.assertEqual(rep.problems, [])
+        self.assertEqual(rep.failed_cases, failing)
+        self.assertEqual(rep.taint & ~report.guest.TAINT_ALLOWED, 0)
+        return rep
+
     def test_recorded_runs(self):
         for name, (total, kunit, user) in RECORDED.items():
             with self.subTest(target=name):
-                rep = report.report(console(name), TREE)
-                self.assertIsNone(rep.guest_error)
-                self.assertEqual((rep.passed, rep.failed, rep.skipped), total)
-                self.assertEqual(rep.kunit, kunit)
-                self.assertEqual(rep.user, user)
-                self.assertEqual(rep.problems, [])
-                self.assertEqual(rep.failed_cases, [])
-                self.assertEqual(rep.taint & ~report.guest.TAINT_ALLOWED, 0)
+                rep = self.check_recorded(name, total, kunit, user, [])
                 self.assertIn("setfs_user_edges", [t[0] for t in rep.times])
                 self.assertEqual(sum(s[1] for s in rep.suites), rep.passed)
 
     def test_recorded_runs_with_kernel_bugs(self):
         for name, (total, kunit, user, failing) in RECORDED_FAILING.items():
             with self.subTest(target=name):
-                rep = report.report(console(name), TREE)
-                self.assertIsNone(rep.guest_error)
-                self.assertEqual((rep.passed, rep.failed, rep.skipped), total)
-                self.assertEqual(rep.kunit, kunit)
-                self.assertEqual(rep.user, user)
-                self.assertEqual(rep.failed_cases, failing)
-                self.assertEqual(rep.problems, [])
-                self.assertEqual(rep.taint & ~report.guest.TAINT_ALLOWED, 0)
+                self.check_recorded(name, total, kunit, user, failing)
 
     def test_failing_case_is_named(self):
         lines = replace_once(console("x86_64"), "    ok 1 insmod_setfs_probe",
