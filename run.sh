@@ -319,15 +319,16 @@ kind_op() {
 
 # ------------------------------------------------------------------ tree
 
-# The series: kernel-patches/series if present, else the *.patch files in
-# name order, the cover letter excepted.
-series_patches() {
-	local dir=$REPO/kernel-patches p
+# The patches of one directory: DIR/series if present, else DIR/*.patch in
+# name order, the cover letter excepted.  Nothing for a missing DIR.
+patches_in() {
+	local dir=$1 p rel=${1#"$REPO"/}
 
+	[ -d "$dir" ] || return 0
 	if [ -f "$dir/series" ]; then
 		while read -r p; do
 			case "$p" in ''|'#'*) continue ;; esac
-			[ -f "$dir/$p" ] || die "kernel-patches/series names $p, which does not exist"
+			[ -f "$dir/$p" ] || die "$rel/series names $p, which does not exist"
 			echo "$dir/$p"
 		done <"$dir/series"
 	else
@@ -337,6 +338,29 @@ series_patches() {
 			echo "$p"
 		done
 	fi
+}
+
+# Two series go into the tree, in this order:
+#   kernel-patches/uaccess/  fixes to ARM and riscv user copies that the
+#                            armv7 and riscv64 guests found; the tag
+#                            $FIXES_TAG marks their last commit;
+#   kernel-patches/          the procfs series.
+# They touch different files; export writes each back to its directory.
+FIXES_DIR=$REPO/kernel-patches/uaccess
+FIXES_TAG=setfs-uaccess-fixes
+
+fixes_patches() {
+	patches_in "$FIXES_DIR"
+}
+
+procfs_patches() {
+	patches_in "$REPO/kernel-patches"
+}
+
+# Every patch, in the order apply_series applies them.
+series_patches() {
+	fixes_patches
+	procfs_patches
 }
 
 series_id() {
@@ -401,19 +425,32 @@ EOF
 	exit 1
 }
 
-apply_series() {
-	local pristine=$1 p out
+# am_series PRISTINE TARBALL-ID PATCH...: git am each patch on the tree;
+# on failure, back to PRISTINE and die naming the patch.
+am_series() {
+	local pristine=$1 tid=$2 p out
 
-	git -C "$TREE" reset -q --hard "$pristine"
-	while read -r p; do
+	shift 2
+	for p; do
 		if ! out=$(git -C "$TREE" am --quiet "$p" 2>&1); then
 			git -C "$TREE" am --abort >/dev/null 2>&1 || true
 			git -C "$TREE" reset -q --hard "$pristine"
-			state_write "$2" failed "$pristine"
-			die "patch $(basename "$p") does not apply to the pristine tree:
+			state_write "$tid" failed "$pristine"
+			die "patch ${p#"$REPO"/} does not apply to the pristine tree:
 $(echo "$out" | grep -vE '^(hint:|When you have|If you prefer|To restore)')"
 		fi
-	done < <(series_patches)
+	done
+}
+
+apply_series() {
+	local pristine=$1 fixes procfs
+
+	mapfile -t fixes < <(fixes_patches)
+	mapfile -t procfs < <(procfs_patches)
+	git -C "$TREE" reset -q --hard "$pristine"
+	am_series "$pristine" "$2" "${fixes[@]}"
+	git -C "$TREE" tag -f "$FIXES_TAG" >/dev/null
+	am_series "$pristine" "$2" "${procfs[@]}"
 	state_write "$2" "$(series_id)" "$(git -C "$TREE" rev-parse HEAD)"
 }
 
@@ -2258,20 +2295,16 @@ open(cover, "w").write(letter)
 EOF
 }
 
-cmd_export() {
-	local pristine n p out=$REPO/kernel-patches
+# export_dir DIR BASE RANGE: write RANGE of the tree as DIR's patches, with
+# a cover letter (filled from DIR/cover-letter.txt) and a series file.
+export_dir() {
+	local out=$1 base=$2 range=$3 p
 
-	[ -d "$TREE/.git" ] || die "no prepared tree at $TREE: run './run.sh kunit' first"
-	pristine=$(git -C "$TREE" rev-parse pristine)
-	if [ -n "$(git -C "$TREE" status --porcelain --untracked-files=no)" ]; then
-		die "the tree has uncommitted edits; commit them first (git -C $TREE commit -a)"
-	fi
-	n=$(git -C "$TREE" rev-list --count "$pristine..HEAD")
 	mkdir -p "$out"
 	find "$out" -maxdepth 1 \( -name '*.patch' -o -name series \) -delete
-	if [ "$n" -gt 0 ]; then
-		git -C "$TREE" format-patch -q --cover-letter --base="$pristine" \
-			-o "$out" "$pristine..HEAD"
+	if [ "$(git -C "$TREE" rev-list --count "$range")" -gt 0 ]; then
+		git -C "$TREE" format-patch -q --cover-letter --base="$base" \
+			-o "$out" "$range"
 		fill_cover_letter "$out/0000-cover-letter.patch" "$out/cover-letter.txt"
 		for p in "$out"/[0-9][0-9][0-9][0-9]-*.patch; do
 			case "$p" in */0000-cover-letter.patch) continue ;; esac
@@ -2280,18 +2313,49 @@ cmd_export() {
 	else
 		: >"$out/series"
 	fi
+}
+
+cmd_export() {
+	local pristine n nf p
+
+	[ -d "$TREE/.git" ] || die "no prepared tree at $TREE: run './run.sh kunit' first"
+	pristine=$(git -C "$TREE" rev-parse pristine)
+	if [ -n "$(git -C "$TREE" status --porcelain --untracked-files=no)" ]; then
+		die "the tree has uncommitted edits; commit them first (git -C $TREE commit -a)"
+	fi
+	# The fixes end at $FIXES_TAG; what follows is the procfs series.
+	# Without the tag, or with a history rewritten across it, the tree
+	# cannot be split into the two: stop before writing anything.
+	git -C "$TREE" rev-parse -q --verify "$FIXES_TAG^{commit}" >/dev/null ||
+		die "the tree has no tag $FIXES_TAG (the end of kernel-patches/uaccess/): it was prepared by an older run.sh; export from it by hand (git -C $TREE format-patch), then let './run.sh kunit' re-apply"
+	if ! git -C "$TREE" merge-base --is-ancestor "$pristine" "$FIXES_TAG" ||
+	   ! git -C "$TREE" merge-base --is-ancestor "$FIXES_TAG" HEAD; then
+		die "the tag $FIXES_TAG (the end of kernel-patches/uaccess/) is not between pristine and HEAD: a rebase moved the fixes; move the tag to their last commit (git -C $TREE tag -f $FIXES_TAG COMMIT) and export again"
+	fi
+	nf=$(git -C "$TREE" rev-list --count "$pristine..$FIXES_TAG")
+	n=$(git -C "$TREE" rev-list --count "$FIXES_TAG..HEAD")
+	export_dir "$FIXES_DIR" "$pristine" "$pristine..$FIXES_TAG"
+	export_dir "$REPO/kernel-patches" "$pristine" "$FIXES_TAG..HEAD"
+	# The procfs series does not need the fixes (checked below): its
+	# cover letter names the pristine tree alone as its base.
+	[ "$n" -eq 0 ] || sed -i '/^prerequisite-patch-id: /d' "$REPO/kernel-patches/0000-cover-letter.patch"
+	check_tree_reset
+	while read -r p; do
+		git -C "$CHECK_TREE" am --quiet "$p" >/dev/null 2>&1 ||
+			die "the exported ${p#"$REPO"/} does not apply to the pristine tree without kernel-patches/uaccess/"
+	done < <(procfs_patches)
 	# The series must rebuild exactly the tree it was exported from.
 	check_tree_reset
 	while read -r p; do
 		git -C "$CHECK_TREE" am --quiet "$p" >/dev/null 2>&1 ||
-			die "the exported $(basename "$p") does not apply to the pristine tree"
+			die "the exported ${p#"$REPO"/} does not apply to the pristine tree"
 	done < <(series_patches)
 	if [ "$(git -C "$CHECK_TREE" rev-parse 'HEAD^{tree}')" != \
 	     "$(git -C "$TREE" rev-parse 'HEAD^{tree}')" ]; then
 		die "export and series disagree: applying kernel-patches/ to the pristine tree does not give $TREE's HEAD"
 	fi
 	state_write "$(tarball_id)" "$(series_id)" "$(git -C "$TREE" rev-parse HEAD)"
-	info "exported $n patches to kernel-patches/ (series file: kernel-patches/series); re-applied, same tree"
+	info "exported $nf patches to kernel-patches/uaccess/ and $n to kernel-patches/ (each with a series file); re-applied, same tree"
 }
 
 main() {
