@@ -339,13 +339,22 @@ static long sem_call_once(enum sem_how how, int id, struct oabi_sembuf *ops,
  * armv7 runs, right after setfs_user_iouring closed its rings; the cause
  * is a guess.  A program retries; so do we, a few times, saying so.
  */
+/* set by SIGALRM; read after system calls, which the compiler cannot see through */
+static sig_atomic_t sem_alarmed;
+
+static void sem_on_alarm(int sig)
+{
+	(void)sig;
+	sem_alarmed = 1;
+}
+
 static long sem_call(enum sem_how how, int id, struct oabi_sembuf *ops,
 		     unsigned int n, const __s32 *timeout)
 {
 	long ret = sem_call_once(how, id, ops, n, timeout);
 	int tries;
 
-	for (tries = 0; ret == -EINTR && tries < 3; tries++) {
+	for (tries = 0; ret == -EINTR && !sem_alarmed && tries < 3; tries++) {
 		diag("OABI sem call: EINTR, retried");
 		ret = sem_call_once(how, id, ops, n, timeout);
 	}
@@ -371,9 +380,27 @@ static enum case_result sem_case(int how)
 		ok &= check_res("OABI semop -100, IPC_NOWAIT",
 				sem_call(how, id, &block, 1, NULL), -EAGAIN);
 	} else {
+		/*
+		 * A timeout the OABI path lost would block for ever: SIGALRM
+		 * (no SA_RESTART) ends the wait after 2 s and fails the case.
+		 */
+		struct sigaction sa = { .sa_handler = sem_on_alarm }, old;
+		long ret;
+
 		block.sem_flg = 0;
-		ok &= check_res("OABI semtimedop -100, 10 ms",
-				sem_call(how, id, &block, 1, ten_ms), -EAGAIN);
+		sem_alarmed = 0;
+		sigaction(SIGALRM, &sa, &old);
+		alarm(2);
+		ret = sem_call(how, id, &block, 1, ten_ms);
+		alarm(0);
+		sigaction(SIGALRM, &old, NULL);
+		if (sem_alarmed) {
+			diag("OABI semtimedop -100: still waiting 2 s after its 10 ms timeout");
+			ok = false;
+		} else {
+			ok &= check_res("OABI semtimedop -100, 10 ms", ret,
+					-EAGAIN);
+		}
 	}
 	ok &= sem_values(id, 3, 5);
 	semctl(id, 0, IPC_RMID);
@@ -416,12 +443,24 @@ static bool lock_open(struct lock_fixture *lf)
 	char c;
 
 	lf->child = -1;
+	lf->go[0] = -1;
+	lf->go[1] = -1;
 	lf->fd = mkostemp(path, O_CLOEXEC);
-	if (lf->fd < 0 || pipe2(ready, O_CLOEXEC) || pipe2(lf->go, O_CLOEXEC)) {
-		diag("lock fixture: %s", strerror(errno));
+	if (lf->fd < 0) {
+		diag("lock fixture: mkostemp: %s", strerror(errno));
 		return false;
 	}
 	unlink(path);
+	if (pipe2(ready, O_CLOEXEC)) {
+		diag("lock fixture: pipe2: %s", strerror(errno));
+		return false;
+	}
+	if (pipe2(lf->go, O_CLOEXEC)) {
+		diag("lock fixture: pipe2: %s", strerror(errno));
+		close(ready[0]);
+		close(ready[1]);
+		return false;
+	}
 	lf->child = fork();
 	if (lf->child == 0) {
 		struct flock64 l = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
@@ -439,7 +478,12 @@ static bool lock_open(struct lock_fixture *lf)
 		_exit(0);
 	}
 	close(ready[1]);
-	if (lf->child < 0 || read(ready[0], &c, 1) != 1 || c != 'k') {
+	if (lf->child < 0) {
+		diag("lock fixture: fork: %s", strerror(errno));
+		close(ready[0]);
+		return false;
+	}
+	if (read(ready[0], &c, 1) != 1 || c != 'k') {
 		diag("the child could not take its lock");
 		close(ready[0]);
 		return false;
@@ -448,13 +492,15 @@ static bool lock_open(struct lock_fixture *lf)
 	return true;
 }
 
+/* Undoes what lock_open() did, whatever it got to. */
 static void lock_close(struct lock_fixture *lf)
 {
-	if (lf->child > 0) {
+	if (lf->go[1] >= 0)
 		close(lf->go[1]);
+	if (lf->child > 0)
 		waitpid(lf->child, NULL, 0);
+	if (lf->go[0] >= 0)
 		close(lf->go[0]);
-	}
 	if (lf->fd >= 0)
 		close(lf->fd);
 }
@@ -477,6 +523,11 @@ static enum case_result getlk(int cmd, unsigned int kcmd, const char *what)
 {
 	struct flock64 e = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
 	struct oabi_flock64 o = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
+	/*
+	 * The record, then a fence: a kernel that wrote EABI's longer
+	 * struct flock64 there would overwrite the fence.
+	 */
+	unsigned char rec[sizeof(o) + 16], fence[16];
 	struct oabi_flock64 want;
 	struct lock_fixture lf;
 	bool ok;
@@ -489,9 +540,14 @@ static enum case_result getlk(int cmd, unsigned int kcmd, const char *what)
 	/* the child's POSIX lock: its pid, for F_OFD_GETLK too */
 	ok &= check_ll("EABI l_pid", e.l_pid, lf.child);
 	want = flock_to_oabi(&e);
-	ok &= check_res(what, oabi(OABI_NR_FCNTL64, lf.fd, kcmd, (long)&o, 0,
+	memset(fence, 0xa5, sizeof(fence));
+	memcpy(rec, &o, sizeof(o));
+	memcpy(rec + sizeof(o), fence, sizeof(fence));
+	ok &= check_res(what, oabi(OABI_NR_FCNTL64, lf.fd, kcmd, (long)rec, 0,
 				   0, 0), 0);
-	ok &= check_mem("OABI flock64", &o, &want, sizeof(want));
+	ok &= check_mem("OABI flock64", rec, &want, sizeof(want));
+	ok &= check_mem("the bytes after the OABI flock64", rec + sizeof(o),
+			fence, sizeof(fence));
 	lock_close(&lf);
 	return ok ? CASE_PASS : CASE_FAIL;
 }
