@@ -1380,10 +1380,18 @@ check_sources() {
 						s/^@@ .* @@ .*[^A-Za-z_0-9]\([A-Za-z_][A-Za-z_0-9]*\)(.*/\1/p'
 			} | sort -u | while read -r sym; do
 				[ -n "$sym" ] || continue
-				# Users of a common header under arch/ need that
-				# arch's compiler: take them only for arch headers.
+				# A header under arch/X/ is built by X's compiler
+				# only: its users in arch/X/, else the generic
+				# users, built for X ("FILE X").
 				case "$f" in
-				arch/*) git -C "$CHECK_TREE" grep -l -w "$sym" -- '*.c' ;;
+				arch/*)
+					local a=${f#arch/}
+					a=${a%%/*}
+					{
+						git -C "$CHECK_TREE" grep -l -w "$sym" -- "arch/$a/*.c" ||
+						git -C "$CHECK_TREE" grep -l -w "$sym" -- '*.c' ':(exclude)arch/*' |
+							sed "s|\$| $(check_arch_of "$f")|"
+					} ;;
 				*) git -C "$CHECK_TREE" grep -l -w "$sym" -- '*.c' ':(exclude)arch/*' |
 					while read -r u; do
 						! obj_disabled "$u" || continue
@@ -1673,7 +1681,10 @@ cmd_check_patches() {
 		mapfile -t srcs < <(check_sources "$rev")
 		by_arch=()
 		for f in "${srcs[@]}"; do
-			arch=$(check_arch_of "$f")
+			# "FILE ARCH" when check_sources names the arch
+			arch=${f#* }
+			f=${f%% *}
+			[ "$arch" != "$f" ] || arch=$(check_arch_of "$f")
 			by_arch[$arch]+=" ${f%.c}.o"
 		done
 		built=
