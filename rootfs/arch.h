@@ -33,10 +33,12 @@
  * into a buffer that ends at an unmapped page).  include/linux/uaccess.h
  * allows stopping short, "not storing anything at all ... should happen
  * only when nothing could be copied".  x86_64 and powerpc64 copy up to
- * the byte.  32-bit ARM's copy_template.S loads up to eight words into
- * registers before it stores them and counts only what it stored: a
- * copy_from_user() of 16 bytes with 8 readable returns 16 (measured),
- * so ARM even stores nothing when 8 bytes could be copied.
+ * the byte, and so do ARM and riscv with kernel-patches/uaccess/
+ * (without it, a copy_from_user() of 16 bytes with 8 readable returned 16
+ * on armv7, measured): 0 everywhere, kept so that a port that may stop
+ * short says by how much.
+ * ARCH_CLEAR_USER_WHOLE: clear_user() reports the whole size as not
+ * cleared after any fault, having cleared what it could (ARM).
  * ARCH_NF_USER_RET: what copy_from_kernel_nofault() gives for a user
  * address: -ERANGE where copy_from_kernel_nofault_allowed() refuses user
  * space, -EFAULT where mm/maccess.c's default allows it and the read
@@ -54,6 +56,7 @@
 #define ARCH_PICK(x86_64, ppc64, other)	(x86_64)
 #define ARCH_PAGING_VISIBLE	1
 #define ARCH_UACCESS_SLACK	0
+#define ARCH_CLEAR_USER_WHOLE	0
 #define ARCH_NF_USER_RET	(-ERANGE)
 #define ARCH_NF_TOP_NA		NULL
 #define ARCH_MMAP_WINDOW_NA	NULL
@@ -64,6 +67,7 @@
 #define ARCH_PICK(x86_64, ppc64, other)	(ppc64)
 #define ARCH_PAGING_VISIBLE	1
 #define ARCH_UACCESS_SLACK	0
+#define ARCH_CLEAR_USER_WHOLE	0
 #define ARCH_NF_USER_RET	(-ERANGE)
 #define ARCH_NF_TOP_NA		NULL
 #define ARCH_MMAP_WINDOW_NA	NULL
@@ -73,8 +77,9 @@
 #define ARCH_SECTION_SIZE_BITS	28
 #define ARCH_PICK(x86_64, ppc64, other)	(other)
 #define ARCH_PAGING_VISIBLE	0
-/* one block of copy_template.S: eight words */
-#define ARCH_UACCESS_SLACK	32
+#define ARCH_UACCESS_SLACK	0
+/* arch/arm/lib/clear_user.S: its fixup returns the whole size */
+#define ARCH_CLEAR_USER_WHOLE	1
 #define ARCH_NF_USER_RET	(-ERANGE)
 #define ARCH_NF_TOP_NA							\
 	"arm allows TASK_SIZE and up (arch/arm/mm/fault.c), where its module area starts"
@@ -87,10 +92,11 @@
 #define ARCH_PICK(x86_64, ppc64, other)	(other)
 #define ARCH_PAGING_VISIBLE	1
 /*
- * arch/riscv/lib/uaccess.S: the word loop loads eight registers, stores
- * them, and counts from the start of the block on a fault
+ * arch/riscv/lib/uaccess.S counts a faulting block of eight registers as
+ * not copied; kernel-patches/uaccess/ copies the rest of it bytewise
  */
-#define ARCH_UACCESS_SLACK	64
+#define ARCH_UACCESS_SLACK	0
+#define ARCH_CLEAR_USER_WHOLE	0
 #define ARCH_NF_USER_RET	(-EFAULT)
 #define ARCH_NF_TOP_NA		NULL
 #define ARCH_MMAP_WINDOW_NA	\
@@ -105,6 +111,7 @@
 #define ARCH_PAGING_VISIBLE	0
 /* unknown: the rule of include/linux/uaccess.h only */
 #define ARCH_UACCESS_SLACK	4096
+#define ARCH_CLEAR_USER_WHOLE	1
 #define ARCH_NF_USER_RET	(-ERANGE)
 #define ARCH_NF_TOP_NA		NULL
 #define ARCH_MMAP_WINDOW_NA	NULL
