@@ -272,19 +272,35 @@ load_target() {
 	fi
 	T_BUILD=$CACHE/build/$dir
 	T_KWORK=$CACHE/work/$dir
+	# The sources the kernel is built from; a kind may use others.
+	T_SRC=$TREE
+	T_SRC_KEY=
 	kind_op load
-	MAKE_ARGS=(-C "$TREE" O="$T_BUILD" ARCH="$T_LINUX_ARCH"
+	MAKE_ARGS=(-C "$T_SRC" O="$T_BUILD" ARCH="$T_LINUX_ARCH"
 		   CROSS_COMPILE="$T_CROSS" CC="ccache ${T_CROSS}gcc"
 		   HOSTCC="ccache gcc" -j"$JOBS")
 }
 
-# kind_op OP: what a target's kind (the record's "kind") does for OP, the
-# one place where a kernel built from the tree and a distribution's
-# kernel differ.  OP: load (after the record is read), build (every stage
-# up to the initramfs), image (the kernel QEMU boots).
+# kind_op OP [MODE]: what a target's kind (the record's "kind") does for
+# OP, the one place where a kernel built from the tree, a distribution's
+# kernel and a kernel with the suites built in differ.  OP: load (after
+# the record is read), fragments (the config fragments of the kind, after
+# base.config), build (every stage up to the initramfs), image (the
+# kernel QEMU boots), qemu MODE (KIND_QEMU: what QEMU gets besides the
+# machine and the kernel).
 kind_op() {
 	case "$T_KIND:$1" in
 	tree:load) ;;
+	tree:fragments|distro:fragments)
+		# what the user-space cases read in /proc
+		echo "$REPO/config/procfs.config"
+		echo "$REPO/config/selftests.config"
+		echo "$REPO/config/procread.config"
+		;;
+	tree:qemu|distro:qemu)
+		KIND_QEMU=(-initrd "$T_WORK/initramfs.cpio"
+		 -append "console=$T_CONSOLE panic=-1 profile=2 $T_CMDLINE setfs_mode=$2 setfs_halt=$T_HALT setfs_target=$T_BASE setfs_paging=$T_PAGING setfs_task_size_max=$T_TASK_SIZE_MAX${FILTER:+ setfs_filter=$FILTER}$(soak_args)${SETFS_GUEST_ARGS:+ $SETFS_GUEST_ARGS}")
+		;;
 	tree:build)
 		if [ -n "$T_KOWNER" ]; then
 			# Another target's kernel: configure and build it as
@@ -313,6 +329,23 @@ kind_op() {
 		build_rootfs_dracut
 		;;
 	distro:image) echo "$DISTRO_DIR/boot/vmlinuz-$DISTRO_KVER" ;;
+	builtin:load)
+		T_SRC=$BUILTIN_SRC
+		# kunit/ and module/ are compiled into the kernel
+		T_SRC_KEY=$(hash_dir_files "$REPO/kunit" "$REPO/module")
+		;;
+	builtin:fragments) ;;
+	builtin:build)
+		sync_builtin_tree
+		configure_kernel
+		build_kernel
+		;;
+	builtin:image) echo "$T_BUILD/$T_IMAGE" ;;
+	builtin:qemu)
+		[ "$2" = test ] ||
+			die "$T_NAME: a builtin target has no user space: it only runs its KUnit suites at boot (no shell, bench or series)"
+		KIND_QEMU=(-append "console=$T_CONSOLE panic=-1 kunit_shutdown=$T_HALT${FILTER:+ kunit.filter_glob=$FILTER}")
+		;;
 	*) die "kind_op: no operation '$1' for kind '$T_KIND'" ;;
 	esac
 }
@@ -526,13 +559,70 @@ tree_id() {
 	git -C "$TREE" rev-parse HEAD
 }
 
+# worktree_at DIR COMMIT keep|discard: DIR, a worktree of $TREE, checked
+# out at COMMIT of $TREE (added if missing).  A DIR that is not such a
+# worktree is refused, not wiped.  Local changes in DIR are refused
+# (keep) or, where run.sh owns DIR and made them, discarded (discard;
+# untracked files stay).
+worktree_at() {
+	local dir=$1 commit
+
+	commit=$(git -C "$TREE" rev-parse "$2^{commit}")
+	git -C "$TREE" worktree prune
+	if [ -e "$dir" ] &&
+	   ! git -C "$TREE" worktree list --porcelain | grep -qx "worktree $dir"; then
+		die "$dir exists but is not a worktree of $TREE: move it away"
+	fi
+	if [ ! -e "$dir" ]; then
+		info "checking out $2 of the tree in $dir"
+		mkdir -p "$(dirname "$dir")"
+		git -C "$TREE" worktree add -q --detach "$dir" "$commit" ||
+			die "cannot add a worktree at $dir"
+		return
+	fi
+	if [ "$3" = keep ] && [ -n "$(git -C "$dir" status --porcelain)" ]; then
+		die "$dir has local changes: commit or remove them first"
+	fi
+	[ "$(git -C "$dir" rev-parse HEAD)" = "$commit" ] ||
+		git -C "$dir" checkout -q -f --detach "$commit" ||
+		die "cannot check out $2 of the tree in $dir"
+}
+
+# The sources of the "builtin" targets: a worktree of $TREE at its HEAD in
+# which kunit/ and module/ sit in drivers/misc/setfs/ and build into the
+# kernel (their Kbuild files say obj-y when not built with M=).  run.sh
+# owns it and resets it to the tree's HEAD; files are copied only when
+# their content changed, so make rebuilds only what changed.
+BUILTIN_SRC=$CACHE/builtin/linux
+
+sync_builtin_tree() {
+	local t0 dir=$BUILTIN_SRC/drivers/misc
+	local kbuild='obj-y += module/ kunit/'
+
+	t0=$(now)
+	if [ "$KEEP_TREE" = 1 ] &&
+	   [ -n "$(git -C "$TREE" status --porcelain --untracked-files=no)" ]; then
+		die "$T_NAME builds from a copy of the tree's HEAD, which does not hold the tree's uncommitted edits: commit them first (--keep-tree)"
+	fi
+	worktree_at "$BUILTIN_SRC" HEAD discard
+	# drivers/misc/Makefile: the tree's, plus one line
+	if ! grep -qx 'obj-y += setfs/' "$dir/Makefile"; then
+		git -C "$BUILTIN_SRC" checkout -q -- drivers/misc/Makefile
+		echo 'obj-y += setfs/' >>"$dir/Makefile"
+	fi
+	mkdir -p "$dir/setfs/kunit" "$dir/setfs/module"
+	[ "$(cat "$dir/setfs/Kbuild" 2>/dev/null)" = "$kbuild" ] ||
+		echo "$kbuild" >"$dir/setfs/Kbuild"
+	sync_sources "$dir/setfs/kunit" "$REPO/kunit/"
+	sync_sources "$dir/setfs/module" "$REPO/module/"
+	record_stage "builtin tree" "$(git -C "$BUILTIN_SRC" rev-parse --short HEAD) + kunit/ module/" "$(elapsed "$t0")"
+}
+
 # ---------------------------------------------------------------- config
 
 fragments() {
 	echo "$REPO/config/base.config"
-	echo "$REPO/config/procfs.config"
-	echo "$REPO/config/selftests.config"
-	echo "$REPO/config/procread.config"
+	kind_op fragments
 	local f
 
 	for f in $T_FRAGMENTS; do
@@ -584,7 +674,7 @@ configure_kernel() {
 
 	t0=$(now)
 	mapfile -t frags < <(fragments)
-	key="$(tree_id) $(hash_files "${frags[@]}" "$REPO/$T_RECORD")"
+	key="$(tree_id) $T_SRC_KEY $(hash_files "${frags[@]}" "$REPO/$T_RECORD")"
 	if [ -n "$(tree_id)" ] && stamp_ok "$T_WORK/stamp.config" "$key" &&
 	   [ -f "$T_BUILD/.config" ]; then
 		record_stage config "up to date" "$(elapsed "$t0")"
@@ -592,7 +682,7 @@ configure_kernel() {
 	fi
 	mkdir -p "$T_BUILD" "$T_WORK"
 	rm -f "$T_WORK/stamp.config"
-	if ! (cd "$TREE" && ARCH=$T_LINUX_ARCH CROSS_COMPILE=$T_CROSS \
+	if ! (cd "$T_SRC" && ARCH=$T_LINUX_ARCH CROSS_COMPILE=$T_CROSS \
 	      scripts/kconfig/merge_config.sh -n -O "$T_BUILD" "${frags[@]}") \
 	      >"$T_WORK/config.log" 2>&1; then
 		tail -n 40 "$T_WORK/config.log" >&2
@@ -622,7 +712,7 @@ build_kernel() {
 	local t0 key
 
 	t0=$(now)
-	key="$(tree_id) $(sha256sum <"$T_BUILD/.config" | cut -d' ' -f1) $("${T_CROSS}gcc" -dumpfullversion)"
+	key="$(tree_id) $T_SRC_KEY $(sha256sum <"$T_BUILD/.config" | cut -d' ' -f1) $("${T_CROSS}gcc" -dumpfullversion)"
 	if [ -n "$(tree_id)" ] && stamp_ok "$T_KWORK/stamp.kernel" "$key" &&
 	   [ -f "$T_BUILD/$T_IMAGE" ] && [ -f "$T_BUILD/Module.symvers" ] &&
 	   [ -d "$T_KWORK/modroot/lib/modules" ]; then
@@ -1103,11 +1193,11 @@ qemu_cmd() {
 
 	kernel=$(guest_kernel)
 	[ -f "$kernel" ] || die "$T_NAME: no kernel image $kernel"
+	kind_op qemu "$mode"
+	# The record's arguments after the defaults: they may override them.
 	# shellcheck disable=SC2206 # T_QEMU_ARGS is a word list by design
-	QEMU=("$T_QEMU" -accel "$accel" $T_QEMU_ARGS -m 512 -smp 2 -nodefaults
-	      -display none -no-reboot -kernel "$kernel"
-	      -initrd "$T_WORK/initramfs.cpio"
-	      -append "console=$T_CONSOLE panic=-1 profile=2 $T_CMDLINE setfs_mode=$mode setfs_halt=$T_HALT setfs_target=$T_BASE setfs_paging=$T_PAGING setfs_task_size_max=$T_TASK_SIZE_MAX${FILTER:+ setfs_filter=$FILTER}$(soak_args)${SETFS_GUEST_ARGS:+ $SETFS_GUEST_ARGS}")
+	QEMU=("$T_QEMU" -accel "$accel" -m 512 -smp 2 -nodefaults -display none
+	      -no-reboot $T_QEMU_ARGS -kernel "$kernel" "${KIND_QEMU[@]}")
 }
 
 boot_shell() {
@@ -1176,7 +1266,7 @@ report_target() {
 	local rc=0 key val
 
 	(cd "$REPO" && python3 -m harness.report --tree "$TREE" --name "$T_NAME" \
-		--work "$T_WORK" ${FILTER:+--filter "$FILTER"}) || rc=$?
+		--work "$T_WORK" --kind "$T_KIND" ${FILTER:+--filter "$FILTER"}) || rc=$?
 	if [ "$rc" -eq 3 ]; then	# harness.report.NO_REPORT
 		guest_failure "$(sed -n 's/^guest_error=//p' "$T_WORK/report.txt")"
 		return 1
@@ -1809,7 +1899,9 @@ bad_timeout_exits_2|--timeout takes seconds|kunit --timeout soon
 zero_timeout_exits_2|--timeout takes seconds|kunit --timeout 0
 no_command_exits_2|no command given|--arch x86_64
 unknown_bench_exits_2|bench: unknown measurement 'frob'|bench frob
-distro_debug_exits_2|boots a distribution kernel: it has no debug flavour|kunit --arch x86_64-debian+debug
+distro_debug_exits_2|is of kind distro: it has no debug flavour|kunit --arch x86_64-debian+debug
+builtin_debug_exits_2|is of kind builtin: it has no debug flavour|kunit --arch riscv64-nommu+debug
+builtin_globs_exits_2|kunit.filter_glob takes one glob: 'setfs_proc,setfs_sysctl' has several|kunit --arch riscv64-nommu setfs_proc setfs_sysctl
 glob_comma_exits_2|filter glob 'setfs_proc,setfs_splice': only letters|kunit setfs_proc,setfs_splice
 glob_no_suite_exits_2|filter glob '.read*' has no suite part|kunit .read*
 glob_not_for_test_exits_2|unexpected argument 'setfs_proc'|test setfs_proc
@@ -2063,26 +2155,7 @@ SERIES_SRC=$CACHE/series/linux
 # kernel (the tree itself stays at the series).  A leftover directory that
 # is not such a worktree, or has local changes, is refused, not wiped.
 series_pristine_tree() {
-	local pristine
-
-	pristine=$(git -C "$TREE" rev-parse pristine)
-	git -C "$TREE" worktree prune
-	if [ -e "$SERIES_SRC" ] &&
-	   ! git -C "$TREE" worktree list --porcelain | grep -qx "worktree $SERIES_SRC"; then
-		die "$SERIES_SRC exists but is not a worktree of $TREE: move it away"
-	fi
-	if [ ! -e "$SERIES_SRC" ]; then
-		info "checking out the pristine tree in $SERIES_SRC"
-		mkdir -p "$(dirname "$SERIES_SRC")"
-		git -C "$TREE" worktree add -q --detach "$SERIES_SRC" "$pristine" ||
-			die "cannot add a worktree at $SERIES_SRC"
-		return
-	fi
-	if [ -n "$(git -C "$SERIES_SRC" status --porcelain)" ]; then
-		die "$SERIES_SRC has local changes: commit or remove them first"
-	fi
-	[ "$(git -C "$SERIES_SRC" rev-parse HEAD)" = "$pristine" ] ||
-		git -C "$SERIES_SRC" checkout -q --detach "$pristine"
+	worktree_at "$SERIES_SRC" pristine keep
 }
 
 # boot_series: boot the loaded target in series mode and keep its lines
@@ -2430,6 +2503,13 @@ main() {
 			a=$a+debug
 		fi
 		check_target_name "$a"
+		# KUnit's executor, which runs a builtin target's suites,
+		# takes one SUITE[.CASE] glob
+		case "$FILTER" in *,*)
+			if eval "${TARGET_VARS[$a]}" && [ "$T_KIND" = builtin ]; then
+				usage_error "$a runs its suites built into the kernel, whose kunit.filter_glob takes one glob: '$FILTER' has several"
+			fi ;;
+		esac
 		debug_arches+=("$a")
 	done
 	ARCHES=$(IFS=,; echo "${debug_arches[*]}")

@@ -26,6 +26,13 @@ BENCH_END_PREFIX = "SETFS-BENCH-END rc="
 SERIES_BEGIN = "SETFS-SERIES-BEGIN"
 SERIES_END_PREFIX = "SETFS-SERIES-END rc="
 
+# A "builtin" target (harness/record.py KINDS) has no init: the kernel's
+# KUnit executor prints the KTAP on the console, and kunit_shutdown=
+# poweroff ends the run with this line of kernel/reboot.c
+# kernel_power_off() ("reboot: " is its pr_fmt).  It is the builtin
+# kind's KTAP_END; there is no taint line (no user space to read it).
+BUILTIN_END = "reboot: Power down"
+
 # Kernel command-line words run.sh's qemu_cmd() sets (and records add
 # through guest.cmdline), and where the guest reads each.
 CMDLINE_KEYS = {

@@ -42,7 +42,11 @@ PATH_RE = re.compile(r"^(?!.*(^|/)\.\.(/|$))[A-Za-z0-9_.+/-]+$")
 # Kernel command-line words the record may add (key=value).
 CMDLINE_RE = re.compile(r"^[a-z_][a-z0-9_]*=[^\s'\"\\$`]*$")
 
-KINDS = ("tree", "distro")
+# tree: a kernel built from the tree, booted with our initramfs; distro:
+# Debian's kernel and modules; builtin: a kernel built from the tree with
+# kunit/ and module/ built in, whose KUnit suites run at boot with no
+# user space (riscv64-nommu: no MMU binary could run there).
+KINDS = ("tree", "distro", "builtin")
 HALTS = ("reboot", "poweroff")
 # Paging modes rootfs/arch.c can tell from /proc/cpuinfo.
 # (2-level and lpae: 32-bit ARM, which it cannot tell; only
@@ -102,9 +106,10 @@ SCHEMA = {
         "halt": Field(str, required=True, choices=HALTS),
     },
     "guest": {
-        "paging": Field(str, required=True, choices=PAGING_MODES),
+        # paging and task_size_max: required unless kind = "builtin"
+        "paging": Field(str, default="", choices=PAGING_MODES),
         # TASK_SIZE_MAX the probe must report (SETFS_IOC_INFO), in hex
-        "task_size_max": Field(str, required=True, pattern=re.compile(r"^0x[0-9a-f]{1,16}$")),
+        "task_size_max": Field(str, default="", pattern=re.compile(r"^0x[0-9a-f]{1,16}$")),
         "cmdline": Field(list, default=[], pattern=CMDLINE_RE),
         # busybox-static from this Debian suite (signed by the host's
         # debian-archive-keyring) instead of the host's own: Debian 12
@@ -190,12 +195,26 @@ def parse(name, text, path="<record>"):
         out[table] = values
 
     top = out[""]
-    if top["kind"] == "tree":
+    kind = top["kind"]
+    if kind in ("tree", "builtin"):
         if not out["kernel"]["image"]:
-            raise RecordError(f"{path}: kernel.image: missing (required for kind = \"tree\")")
+            raise RecordError(f"{path}: kernel.image: missing (required for kind = \"{kind}\")")
         if "distro" in data:
             raise RecordError(f"{path}: [distro]: only for kind = \"distro\"")
+    if kind == "builtin":
+        if "guest" in data:
+            raise RecordError(f"{path}: [guest]: a builtin target runs no user space "
+                              "(its KUnit suites run in the kernel at boot)")
+        if top["test_debug"]:
+            raise RecordError(f"{path}: test_debug: a builtin target has no debug flavour")
+        if out["kernel"]["kernel_of"] or out["kernel"]["debug_fragments"]:
+            raise RecordError(f"{path}: kernel.kernel_of, kernel.debug_fragments: "
+                              "only for kind = \"tree\"")
     else:
+        for key in ("paging", "task_size_max"):
+            if not out["guest"][key]:
+                raise RecordError(f"{path}: guest.{key}: missing (required)")
+    if kind == "distro":
         for key in ("flavour", "image"):
             if not out["distro"][key]:
                 raise RecordError(f"{path}: distro.{key}: missing (required for kind = \"distro\")")
@@ -335,7 +354,7 @@ def target(name, directory=TARGETS_DIR):
                          f"{','.join(run_list(recs, 'all'))})")
     rec = recs[base]
     if debug and rec.kind != "tree":
-        raise UsageError(f"target '{base}' boots a distribution kernel: "
+        raise UsageError(f"target '{base}' is of kind {rec.kind}: "
                           "it has no debug flavour")
     return rec, "debug" if debug else "normal"
 

@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """A target's report: its console log in, counts and verdicts out.
 
-The KTAP block is cut out of the console (guest.KTAP_BEGIN..KTAP_END) and
-parsed with the prepared tree's own tools/testing/kunit/kunit_parser.py,
+The KTAP block is cut out of the console (guest.KTAP_BEGIN..KTAP_END; for
+a target of kind "builtin", whose kernel prints it with no init around it,
+as kunit.py cuts it out of a raw kernel log) and parsed with the prepared tree's own tools/testing/kunit/kunit_parser.py,
 imported, not run.  report() returns a Report; main() prints what run.sh
 shows for a target and writes the numbers run.sh reads back.
 
     python3 -m harness.report --tree TREE --name NAME --work DIR \\
-        [--filter GLOBS]
+        [--filter GLOBS] [--kind KIND]
 
 reads DIR/console.log, writes DIR/results.ktap, DIR/results.json,
 DIR/times and DIR/report.txt (key=value lines).  Exit status 0 when the
@@ -24,7 +25,7 @@ import os
 import sys
 from typing import List, Optional, Tuple
 
-from harness import guest
+from harness import guest, record
 
 # main()'s exit status when the guest never reported (argparse uses 2).
 NO_REPORT = 3
@@ -79,6 +80,16 @@ def cut_ktap(console: List[str]) -> Tuple[List[str], bool]:
     return out, ended
 
 
+def cut_builtin_ktap(kunit_parser, console: List[str]) -> Tuple[List[str], bool]:
+    """A builtin target's KTAP, as kunit.py isolates it from a raw kernel
+    log, and whether the kernel got to power off after the executor."""
+    lines = kunit_parser.extract_tap_lines(console)
+    out = []
+    while lines:
+        out.append(lines.pop())
+    return out, guest.BUILTIN_END in console
+
+
 def count(group) -> Tuple[int, int, int]:
     """Passed, failed, skipped over every leaf below a JSON group."""
     p = f = s = 0
@@ -107,10 +118,16 @@ def is_user(name):
     return name.startswith(guest.USER_SUITE_PREFIXES)
 
 
-def report(console: List[str], tree: str, filt: str = "") -> Report:
-    """Reads a console log (lines without line ends, \\r removed)."""
+def report(console: List[str], tree: str, filt: str = "",
+           kind: str = "tree") -> Report:
+    """Reads a console log (lines without line ends, \\r removed) of a
+    target of record kind KIND."""
     kunit_parser, kunit_json, kunit_printer = load_kunit_parser(tree)
-    ktap, ended = cut_ktap(console)
+    builtin = kind == "builtin"
+    if builtin:
+        ktap, ended = cut_builtin_ktap(kunit_parser, console)
+    else:
+        ktap, ended = cut_ktap(console)
     rep = Report(ktap=ktap)
     rep.splat = [(i + 1, line) for i, line in enumerate(console)
                  if guest.SPLAT_RE.search(line)]
@@ -155,7 +172,9 @@ def report(console: List[str], tree: str, filt: str = "") -> Report:
         rep.problems.append("kunit.py found errors in the KTAP (see above)")
     taints = [line[len(guest.TAINT_PREFIX):] for line in console
               if line.startswith(guest.TAINT_PREFIX)]
-    if not taints or not taints[-1].isdigit():
+    if builtin:
+        pass        # no user space reads the taint; a splat still fails
+    elif not taints or not taints[-1].isdigit():
         rep.problems.append("the guest did not report its taint")
     else:
         rep.taint = int(taints[-1])
@@ -187,13 +206,14 @@ def main(argv=None):
     ap.add_argument("--name", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--filter", default="")
+    ap.add_argument("--kind", default="tree", choices=record.KINDS)
     args = ap.parse_args(argv)
     log = os.path.join(args.work, "console.log")
     result = os.path.join(args.work, "report.txt")
     if os.path.exists(result):
         os.unlink(result)
     console = read_console(log)
-    rep = report(console, args.tree, args.filter)
+    rep = report(console, args.tree, args.filter, args.kind)
     with open(os.path.join(args.work, "results.ktap"), "w") as fh:
         fh.writelines(line + "\n" for line in rep.ktap)
     if rep.guest_error:

@@ -6,10 +6,16 @@
 #include <linux/anon_inodes.h>
 #include <linux/file.h>
 #include <linux/glob.h>
+#include <linux/init.h>
 #include <linux/module.h>
 #include <linux/string.h>
 
 #include "setfs_kunit.h"
+
+#ifndef MODULE
+/* init_syscalls.h uses what the headers above declare */
+#include <linux/init_syscalls.h>
+#endif
 
 static int setfs_file_res_init(struct kunit_resource *res, void *context)
 {
@@ -177,6 +183,7 @@ void setfs_kunit_flush_fput(struct kunit_suite *suite)
 	flush_delayed_fput();
 }
 
+#ifdef MODULE
 /*
  * filter_glob: what kunit.py's filter_glob selects for built-in suites, for
  * this module's suites, with several globs: "SUITE" or "SUITE.CASE" (split
@@ -226,15 +233,14 @@ static bool setfs_filter_suite(struct kunit_suite *suite)
 	return true;
 }
 
-/* The order of the KTAP report; a new suite is added here too. */
+/*
+ * The order of the KTAP report; a new suite is added here and to the
+ * kunit_test_suites() of the built-in case below.
+ */
 static struct kunit_suite *setfs_suites[] = {
-	&setfs_kernel_rw_suite,
-	&setfs_splice_suite,
-	&setfs_proc_suite,
-	&setfs_sysctl_suite,
-	&setfs_nofault_suite,
-	&setfs_access_ok_suite,
-	&setfs_sockptr_suite,
+	&setfs_kernel_rw_suite, &setfs_splice_suite, &setfs_proc_suite,
+	&setfs_sysctl_suite, &setfs_nofault_suite, &setfs_access_ok_suite,
+	&setfs_sockptr_suite, &setfs_uaccess_kbuf_suite,
 };
 
 static struct kunit_suite *setfs_selected[ARRAY_SIZE(setfs_suites)];
@@ -258,6 +264,43 @@ static void __exit setfs_kunit_exit(void)
 	__kunit_test_suites_exit(setfs_selected, setfs_nselected);
 }
 module_exit(setfs_kunit_exit);
+
+#else /* built in: run.sh's "builtin" targets (riscv64-nommu) */
+
+/*
+ * No user space runs before the suites, so nothing has mounted what they
+ * open: /proc (the probe's entries, sysctl), /dev (its devices) and /tmp
+ * (O_TMPFILE files).  Mount them after the probe's device_initcall and
+ * before KUnit's executor runs the built-in suites, which init/main.c
+ * does after the last initcall (kunit_run_all_tests() after
+ * do_basic_setup()).  The executor's kunit.filter_glob selects cases.
+ */
+static void __init setfs_builtin_mount(const char *dir, const char *type)
+{
+	int err = init_mkdir(dir, 0755);
+
+	if (err && err != -EEXIST)
+		pr_err("setfs_kunit: mkdir %s: %d\n", dir, err);
+	err = init_mount(type, dir, type, 0, NULL);
+	if (err)
+		pr_err("setfs_kunit: mount %s on %s: %d\n", type, dir, err);
+}
+
+static int __init setfs_builtin_init(void)
+{
+	setfs_builtin_mount("/proc", "proc");
+	setfs_builtin_mount("/dev", "devtmpfs");
+	setfs_builtin_mount("/tmp", "tmpfs");
+	return 0;
+}
+late_initcall(setfs_builtin_init);
+
+/* the order of setfs_suites[] above */
+kunit_test_suites(&setfs_kernel_rw_suite, &setfs_splice_suite,
+		  &setfs_proc_suite, &setfs_sysctl_suite, &setfs_nofault_suite,
+		  &setfs_access_ok_suite, &setfs_sockptr_suite,
+		  &setfs_uaccess_kbuf_suite);
+#endif
 
 MODULE_DESCRIPTION("KUnit tests for the set_fs() removal");
 MODULE_LICENSE("GPL");

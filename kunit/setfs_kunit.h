@@ -16,9 +16,11 @@
  * The module's suites, one per file.  common.c lists them in the order
  * they run and runs them from the module's init, after its filter_glob
  * parameter has removed what it does not select.  kunit_test_suites() is
- * not used: in 6.1 it leaves a module's suites to KUnit's module
- * notifier, which runs them at MODULE_STATE_COMING, before the module's
- * parameters are parsed, so no parameter could filter them.
+ * not used for the module: in 6.1 it leaves a module's suites to KUnit's
+ * module notifier, which runs them at MODULE_STATE_COMING, before the
+ * module's parameters are parsed, so no parameter could filter them.
+ * Built into the kernel (run.sh's "builtin" targets) common.c hands the
+ * same list to kunit_test_suites(), and KUnit's executor runs them.
  */
 extern struct kunit_suite setfs_kernel_rw_suite;
 extern struct kunit_suite setfs_splice_suite;
@@ -27,6 +29,7 @@ extern struct kunit_suite setfs_sysctl_suite;
 extern struct kunit_suite setfs_nofault_suite;
 extern struct kunit_suite setfs_access_ok_suite;
 extern struct kunit_suite setfs_sockptr_suite;
+extern struct kunit_suite setfs_uaccess_kbuf_suite;
 
 /*
  * More than MAX_RW_COUNT, so read and write paths have to clamp it, and
@@ -37,6 +40,15 @@ extern struct kunit_suite setfs_sockptr_suite;
 #define SETFS_OVER_MAX_RW						\
 	(SETFS_OVER_MAX_RW_WANT > (size_t)SSIZE_MAX ? (size_t)SSIZE_MAX :	\
 	 SETFS_OVER_MAX_RW_WANT)
+
+/*
+ * A kernel address passed as a user pointer is copied, not refused:
+ * without an MMU there is one address space, access_ok() lets every range
+ * through (include/asm-generic/access_ok.h) and the user copies are
+ * memcpy() (riscv: CONFIG_UACCESS_MEMCPY).  With one, access_ok() refuses
+ * it.
+ */
+#define SETFS_USER_COPIES_KERNEL	(!IS_ENABLED(CONFIG_MMU))
 
 /* Skip the running case with the reason unless @cond holds. */
 #define SETFS_REQUIRES(test, cond) do {					\

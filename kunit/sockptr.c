@@ -4,7 +4,8 @@
  * in-kernel users pass socket options without set_fs(KERNEL_DS)
  * (include/linux/sockptr.h).  A KERNEL_SOCKPTR() is copied with memcpy(),
  * a USER_SOCKPTR() with copy_from_user(), whose access_ok() refuses a
- * kernel address instead of reading it.
+ * kernel address instead of reading it (or, without an MMU, copies it:
+ * SETFS_USER_COPIES_KERNEL; the rows expect that there).
  *
  * In 6.1 sock_setsockopt(sock, level, optname, sockptr_t, optlen) is
  * exported (net/core/sock.c); options set on an in-kernel AF_UNIX socket
@@ -22,7 +23,7 @@
 #define SETFS_SP_BUF	32
 #define SETFS_SP_FILL	0xa5
 
-/* A kernel address wrapped as a user pointer: never to be dereferenced. */
+/* A kernel address wrapped as a user pointer: refused, unless nommu. */
 static sockptr_t setfs_user_sockptr(void *kernel_address)
 {
 	return USER_SOCKPTR((void __force __user *)kernel_address);
@@ -88,6 +89,7 @@ static void setfs_sockptr_copy(struct kunit *test)
 	const struct setfs_sockptr_copy_case *c = test->param_value;
 	u8 *sp_buf, *local, *src, *dst;
 	u8 want[SETFS_SP_BUF];
+	bool copies = !c->user || SETFS_USER_COPIES_KERNEL;
 	sockptr_t sp;
 	size_t i;
 	int ret;
@@ -108,12 +110,12 @@ static void setfs_sockptr_copy(struct kunit *test)
 		ret = copy_to_sockptr_offset(sp, c->offset, local, c->size);
 	else
 		ret = copy_from_sockptr_offset(local, sp, c->offset, c->size);
-	KUNIT_EXPECT_EQ(test, ret, c->ret);
+	KUNIT_EXPECT_EQ(test, ret, copies ? 0 : c->ret);
 
 	memset(want, SETFS_SP_FILL, SETFS_SP_BUF);
-	if (c->to && !c->user)
+	if (c->to && copies)
 		memcpy(want + c->offset, src, c->size);
-	else if (!c->to && !c->user)
+	else if (!c->to && copies)
 		memcpy(want, src + c->offset, c->size);
 	else if (!c->to)
 		memset(want, 0, c->size);	/* copy_from_user() zero-fills */
@@ -147,11 +149,14 @@ static void setfs_sockptr_copy_safe(struct kunit *test)
 	u8 src[SETFS_SP_BUF] = "sockptr source bytes";
 	u8 dst[SETFS_SP_BUF];
 	sockptr_t sp = c->user ? setfs_user_sockptr(src) : KERNEL_SOCKPTR(src);
+	int ret = c->ret;
 
+	if (ret == -EFAULT && SETFS_USER_COPIES_KERNEL)
+		ret = 0;
 	memset(dst, SETFS_SP_FILL, sizeof(dst));
 	KUNIT_EXPECT_EQ(test, copy_safe_from_sockptr(dst, c->ksize, sp, c->optlen),
-			c->ret);
-	if (!c->ret)
+			ret);
+	if (!ret)
 		KUNIT_EXPECT_EQ(test, memcmp(dst, src, c->ksize), 0);
 	KUNIT_EXPECT_EQ(test, dst[c->ksize], SETFS_SP_FILL);
 }
@@ -238,12 +243,13 @@ struct setfs_sockopt_case {
 	int ret;
 	int (*get)(struct sock *sk);
 	int expect;
+	int copied;	/* user rows: get(sk) when SETFS_USER_COPIES_KERNEL */
 };
 
 static const struct setfs_sockopt_case setfs_sockopt_cases[] = {
 	{ "so_keepalive", SO_KEEPALIVE, 1, 0, false, 0, setfs_sk_keepopen, 1 },
 	{ "so_keepalive_user_sockptr", SO_KEEPALIVE, 1, 0, true, -EFAULT,
-	  setfs_sk_keepopen, 0 },
+	  setfs_sk_keepopen, 0, 1 },
 	{ "so_keepalive_short_optlen", SO_KEEPALIVE, 1, 3, false, -EINVAL,
 	  setfs_sk_keepopen, 0 },
 	/* the kernel doubles SO_RCVBUF/SO_SNDBUF for its own overhead */
@@ -263,7 +269,7 @@ static const struct setfs_sockopt_case setfs_sockopt_cases[] = {
 	{ "so_linger_short_optlen", SO_LINGER, 5, sizeof(int), false, -EINVAL,
 	  setfs_sk_linger, -1 },
 	{ "so_linger_user_sockptr", SO_LINGER, 5, 0, true, -EFAULT,
-	  setfs_sk_linger, -1 },
+	  setfs_sk_linger, -1, 5 * HZ },
 	{ "so_type_read_only", SO_TYPE, SOCK_DGRAM, 0, false, -ENOPROTOOPT,
 	  NULL, 0 },
 	{ "unknown_option", 0x7fff, 1, 0, false, -ENOPROTOOPT, NULL, 0 },
@@ -276,6 +282,7 @@ static void setfs_sockopt_kernel_sockptr(struct kunit *test)
 	const struct setfs_sockopt_case *c = test->param_value;
 	struct socket *sock = setfs_unix_socket(test);
 	struct linger ling = { .l_onoff = 1, .l_linger = c->val };
+	bool copies = c->user && SETFS_USER_COPIES_KERNEL;
 	int val = c->val;
 	unsigned int optlen;
 	void *optval;
@@ -292,9 +299,10 @@ static void setfs_sockopt_kernel_sockptr(struct kunit *test)
 					c->user ? setfs_user_sockptr(optval) :
 						  KERNEL_SOCKPTR(optval),
 					optlen),
-			c->ret);
+			copies ? 0 : c->ret);
 	if (c->get)
-		KUNIT_EXPECT_EQ(test, c->get(sock->sk), c->expect);
+		KUNIT_EXPECT_EQ(test, c->get(sock->sk),
+				copies ? c->copied : c->expect);
 }
 
 #define SETFS_SOCKOPT_CASE \

@@ -138,7 +138,24 @@ class BadRecords(unittest.TestCase):
          "guest.cmdline: 'quiet' is not allowed"),
         ("busybox suite not a suite name", lambda t: t + 'busybox_suite = "trixie main"\n',
          "guest.busybox_suite: 'trixie main' is not allowed"),
+        ("tree without paging", lambda t: t.replace('paging = "4-level"\n', ""),
+         "guest.paging: missing"),
+        ("builtin with a guest", lambda t: 'kind = "builtin"\n' + t.replace("test_debug = true\n", ""),
+         "\\[guest\\]: a builtin target runs no user space"),
+        ("builtin with debug", lambda t: 'kind = "builtin"\n' + t[:t.index("[guest]")],
+         "test_debug: a builtin target has no debug flavour"),
+        ("builtin without image",
+         lambda t: 'kind = "builtin"\n' + t[:t.index("[guest]")]
+         .replace("test_debug = true\n", "").replace('image = "arch/x86/boot/bzImage"\n', ""),
+         'kernel.image: missing \\(required for kind = "builtin"\\)'),
     ]
+
+    def test_builtin_needs_no_guest(self):
+        text = 'kind = "builtin"\n' + GOOD[:GOOD.index("[guest]")].replace(
+            "test_debug = true\n", "").replace("default = true\n", "")
+        rec = record.parse("good", text, "targets/good.toml")
+        self.assertEqual((rec.kind, rec.guest["paging"]), ("builtin", ""))
+        self.assertIn("T_KIND=builtin", record.shell(rec, "normal"))
 
     def test_each_edit_names_the_field(self):
         record.parse("good", GOOD, "targets/good.toml")

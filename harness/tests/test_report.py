@@ -2,8 +2,10 @@
 """harness.report on recorded console logs, kunit_tool_test.py-style.
 
 logs/*.console.log.gz are the consoles of the five targets of one full
-./run.sh test run (full soak, no filter), and of armv7 and riscv64 from
-"./run.sh kunit --arch armv7,riscv64".  The other cases are those logs
+./run.sh test run (full soak, no filter), of armv7 and riscv64 from
+"./run.sh kunit --arch armv7,riscv64" without kernel-patches/uaccess/
+(the kernel bugs it fixes fail cases there), and of riscv64-nommu, a
+"builtin" target whose console is the kernel's alone.  The other cases are those logs
 edited the way a broken run looks: a failing case, a splat, a hang, a
 crash, a bad taint, no taint line, a filter that selects nothing, KTAP
 that kunit.py cannot parse.  They need the prepared tree's kunit_parser
@@ -48,6 +50,13 @@ RECORDED_FAILING = {
     "riscv64": ((2204, 2, 59), (367, 0, 2), (1837, 2, 57), [
         "setfs_user_uaccess.file_write_256_with_40_before_unmapped",
         "setfs_user_uaccess.file_read_256_with_40_before_unmapped"]),
+}
+
+
+# riscv64-nommu (kind "builtin"): the raw kernel console, KTAP from KUnit's
+# executor and no init ("./run.sh kunit --arch riscv64-nommu").  All KUnit.
+RECORDED_BUILTIN = {
+    "riscv64-nommu": ((367, 0, 16), (367, 0, 16), (0, 0, 0)),
 }
 
 
@@ -97,6 +106,39 @@ class ReportTest(unittest.TestCase):
         for name, (total, kunit, user, failing) in RECORDED_FAILING.items():
             with self.subTest(target=name):
                 self.check_recorded(name, total, kunit, user, failing)
+
+    def test_recorded_builtin(self):
+        for name, (total, kunit, user) in RECORDED_BUILTIN.items():
+            with self.subTest(target=name):
+                rep = report.report(console(name), TREE, kind="builtin")
+                self.assertIsNone(rep.guest_error)
+                self.assertEqual((rep.passed, rep.failed, rep.skipped), total)
+                self.assertEqual((rep.kunit, rep.user), (kunit, user))
+                self.assertEqual((rep.problems, rep.failed_cases), ([], []))
+                self.assertIsNone(rep.taint)
+                self.assertEqual(rep.ktap[0], "KTAP version 1")
+                self.assertIn("sysctl_test", [s[0] for s in rep.suites])
+
+    def test_builtin_failure_hang_crash_splat(self):
+        lines = console("riscv64-nommu")
+        failed = replace_once(lines, "    ok 1 sysctl_test_api_dointvec_null_tbl_data",
+                              "    not ok 1 sysctl_test_api_dointvec_null_tbl_data")
+        rep = report.report(failed, TREE, kind="builtin")
+        self.assertEqual(rep.failed_cases,
+                         ["sysctl_test.sysctl_test_api_dointvec_null_tbl_data"])
+        end = lines.index(report.guest.BUILTIN_END)
+        rep = report.report(lines[:end], TREE, kind="builtin")
+        self.assertEqual(rep.guest_error,
+                         "the guest stopped before reporting its results")
+        rep = report.report(lines[:end // 2] + ["Oops - load access fault [#1]"],
+                            TREE, kind="builtin")
+        self.assertEqual(rep.guest_error, "the guest crashed before reporting")
+        splat = lines[:end] + ["WARNING: CPU: 0 PID: 1 at x.c:1 f+0x0/0x4"] + lines[end:]
+        rep = report.report(splat, TREE, kind="builtin")
+        self.assertIn("the console shows a kernel splat:", rep.problems)
+        self.assertEqual(rep.failed, 1)
+        # A tree target's console is not read the builtin way, nor back.
+        self.assertIsNotNone(report.report(lines, TREE).guest_error)
 
     def test_failing_case_is_named(self):
         lines = replace_once(console("x86_64"), "    ok 1 insmod_setfs_probe",
