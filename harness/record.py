@@ -14,6 +14,7 @@ run.sh reads records through this module's command line:
     python3 -m harness.record shell NAME    # T_* assignments for eval
     python3 -m harness.record list default  # NAME ... in run order
     python3 -m harness.record list test
+    python3 -m harness.record list ci      # test's, as .ci/run runs it
     python3 -m harness.record list all
     python3 -m harness.record check         # validate every record
     python3 -m harness.record bash          # all of it, for run.sh's eval
@@ -79,6 +80,8 @@ SCHEMA = {
         "default": Field(bool, default=False),
         "test": Field(bool, default=True),
         "test_debug": Field(bool, default=False),
+        # false: in test's list, but not when .ci/run runs it (SETFS_CI=1)
+        "ci": Field(bool, default=True),
         "order": Field(int, required=True),
         "packages": Field(list, required=True, pattern=PKG_RE),
     },
@@ -127,6 +130,7 @@ class Record:
     default: bool
     test: bool
     test_debug: bool
+    ci: bool
     order: int
     packages: tuple
     arch: dict
@@ -226,8 +230,11 @@ def parse(name, text, path="<record>"):
         raise RecordError(f"{path}: kernel.kernel_of: names this record itself")
     if top["default"] and not top["test"]:
         raise RecordError(f"{path}: test: a default target must also be in test")
+    if not top["ci"] and (top["default"] or not top["test"]):
+        raise RecordError(f"{path}: ci: only a target in test, not in the default "
+                          "list, can stay out of CI")
     return Record(name=name, path=path, kind=top["kind"], default=top["default"],
-                  test=top["test"], test_debug=top["test_debug"],
+                  test=top["test"], test_debug=top["test_debug"], ci=top["ci"],
                   order=top["order"], packages=tuple(top["packages"]),
                   arch=out["arch"], kernel=out["kernel"], distro=out["distro"],
                   qemu=out["qemu"], guest=out["guest"])
@@ -284,13 +291,17 @@ def run_list(recs, which):
         return [r.name for r in by_order if r.default]
     if which == "all":
         return [r.name for r in by_order]
-    if which == "test":
+    if which in ("test", "ci"):
         # Defaults first (the guests boot side by side in this order),
-        # then the debug flavours, then the other test targets.
+        # then the debug flavours, then the other test targets; for ci,
+        # without those whose record says ci = false.
+        ci = which == "ci"
         return ([r.name for r in by_order if r.default] +
-                [r.name + "+debug" for r in by_order if r.test_debug] +
-                [r.name for r in by_order if r.test and not r.default])
-    raise RecordError(f"unknown list '{which}' (default, test or all)")
+                [r.name + "+debug" for r in by_order
+                 if r.test_debug and (r.ci or not ci)] +
+                [r.name for r in by_order
+                 if r.test and not r.default and (r.ci or not ci)])
+    raise RecordError(f"unknown list '{which}' (default, test, ci or all)")
 
 
 def shell(rec, flavour):
@@ -332,6 +343,7 @@ def bash(directory=TARGETS_DIR):
     recs = load_all(directory)
     out = ["DEFAULT_ARCHES=" + shlex.quote(" ".join(run_list(recs, "default"))),
            "TEST_ARCHES=" + shlex.quote(" ".join(run_list(recs, "test"))),
+           "CI_ARCHES=" + shlex.quote(" ".join(run_list(recs, "ci"))),
            "ALL_TARGETS=" + shlex.quote(" ".join(run_list(recs, "all"))),
            "declare -A TARGET_VARS=()"]
     for name in run_list(recs, "all"):

@@ -54,6 +54,11 @@ class RepoRecords(unittest.TestCase):
         test = record.run_list(recs, "test")
         self.assertLess(test.index("x86_64+debug"), test.index("x86_64-debian"))
         self.assertNotIn("x86_64-debian+debug", test)
+        # ci: test's list without the records that say ci = false
+        ci = record.run_list(recs, "ci")
+        self.assertEqual(ci, [t for t in test if recs[t.split("+")[0]].ci])
+        self.assertIn("riscv64-nommu", test)
+        self.assertNotIn("riscv64-nommu", ci)
 
     def test_shell_evaluates(self):
         out = subprocess.run(
@@ -138,6 +143,10 @@ class BadRecords(unittest.TestCase):
          "guest.cmdline: 'quiet' is not allowed"),
         ("busybox suite not a suite name", lambda t: t + 'busybox_suite = "trixie main"\n',
          "guest.busybox_suite: 'trixie main' is not allowed"),
+        ("ci without test", lambda t: t.replace("default = true", "test = false\nci = false"),
+         "ci: only a target in test"),
+        ("default out of ci", lambda t: t.replace("default = true", "default = true\nci = false"),
+         "ci: only a target in test, not in the default list"),
         ("tree without paging", lambda t: t.replace('paging = "4-level"\n', ""),
          "guest.paging: missing"),
         ("builtin with a guest", lambda t: 'kind = "builtin"\n' + t.replace("test_debug = true\n", ""),
