@@ -56,7 +56,6 @@
 #define ARCH_PICK(x86_64, ppc64, other)	(x86_64)
 #define ARCH_PAGING_VISIBLE	1
 #define ARCH_UACCESS_SLACK	0
-#define ARCH_CLEAR_USER_WHOLE	0
 #define ARCH_NF_USER_RET	(-ERANGE)
 #define ARCH_NF_TOP_NA		NULL
 #define ARCH_MMAP_WINDOW_NA	NULL
@@ -67,7 +66,6 @@
 #define ARCH_PICK(x86_64, ppc64, other)	(ppc64)
 #define ARCH_PAGING_VISIBLE	1
 #define ARCH_UACCESS_SLACK	0
-#define ARCH_CLEAR_USER_WHOLE	0
 #define ARCH_NF_USER_RET	(-ERANGE)
 #define ARCH_NF_TOP_NA		NULL
 #define ARCH_MMAP_WINDOW_NA	NULL
@@ -96,7 +94,6 @@
  * not copied; kernel-patches/uaccess/ copies the rest of it bytewise
  */
 #define ARCH_UACCESS_SLACK	0
-#define ARCH_CLEAR_USER_WHOLE	0
 #define ARCH_NF_USER_RET	(-EFAULT)
 #define ARCH_NF_TOP_NA		NULL
 #define ARCH_MMAP_WINDOW_NA	\
@@ -115,6 +112,10 @@
 #define ARCH_NF_USER_RET	(-ERANGE)
 #define ARCH_NF_TOP_NA		NULL
 #define ARCH_MMAP_WINDOW_NA	NULL
+#endif
+
+#ifndef ARCH_CLEAR_USER_WHOLE
+#define ARCH_CLEAR_USER_WHOLE	0
 #endif
 
 const char *arch_paging(unsigned long long page_size, unsigned long long *want);
