@@ -1618,7 +1618,10 @@ check_new_warnings() {
 # that has spatch.
 COCCI_DIR=$REPO/kernel-patches/coccinelle
 COCCI_RULES="pos_narrow iov_iter_fields copy_under_lock"
-CHECK_PKGS="coccinelle"
+# python3-ply, python3-git: checkpatch runs scripts/spdxcheck.py on the
+# files a patch adds (the uaccess_tail.c files of kernel-patches/uaccess/),
+# which imports both.
+CHECK_PKGS="coccinelle python3-ply python3-git"
 
 # cocci_run RULE DIR FILE...: RULE's findings on the FILEs (relative to
 # DIR), sorted.  One spatch per file, $JOBS at a time: the files given to
@@ -1830,8 +1833,10 @@ cmd_check_patches() {
 				built+=" $arch: not compile-tested (fails before too);"
 			fi
 		done
-		cp_out=$(cd "$CHECK_TREE" && scripts/checkpatch.pl --strict --terse \
-			--no-summary "$p" 2>&1) || true
+		# Debian's python3 first: scripts/spdxcheck.py needs the ply of
+		# python3-ply, which another python3 earlier in PATH lacks.
+		cp_out=$(cd "$CHECK_TREE" && PATH=/usr/bin:$PATH scripts/checkpatch.pl \
+			--strict --terse --no-summary "$p" 2>&1) || true
 		cp_out=$(checkpatch_exceptions "$(basename "$p")" "$cp_out")
 		if [ -n "$cp_out" ]; then
 			result=fail
