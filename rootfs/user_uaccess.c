@@ -373,8 +373,9 @@ static long long ua_want(const struct ua_row *r, long long got)
 		hi = max;
 	if (!partial || got == r->ret || got < r->ret || got > hi)
 		return r->ret;
-	diag("%lld of %llu bytes left, %lld up to the fault: within ARCH_UACCESS_SLACK (%d) or ARCH_CLEAR_USER_WHOLE",
-	     got, r->size, r->ret, ARCH_UACCESS_SLACK);
+	diag("%lld of %llu bytes left, %lld up to the fault: %s",
+	     got, r->size, r->ret, r->op == SETFS_UA_CLEAR_USER ?
+	     "ARCH_CLEAR_USER_WHOLE" : "within ARCH_UACCESS_SLACK");
 	return got;
 }
 
