@@ -1,8 +1,26 @@
 # SPDX-License-Identifier: GPL-2.0
-"""setfs-probe's harness in Python (standard library only).
+"""setfs-probe's harness (standard library only); ./run.sh runs
+"python3 -m harness" (cli.py).  The shape is the kernel's own
+tools/testing/kunit/: a record per target, stages that return results,
+a parser tested on recorded logs.
 
-run.sh still drives the stages; what it hands to this package is what
-bash does badly: reading a guest's console (report), the tables of the
-benches.  The guest side of the protocol is rootfs/init and rootfs/ktap.c;
-its host side is guest.py, and nowhere else.
+    cli.py            the command line, the cache lock, the commands' table
+    core.py           the run's settings (Ctx), errors, commands, digests,
+                      host packages
+    stage.py          the one stage abstraction: key -> stamp -> run -> time
+    record.py         targets/NAME.toml, validated; target.py: a record
+                      with its flavour and cache paths
+    kinds.py          what differs between a tree, a distro and a builtin
+                      target (one class per kind)
+    tree.py           the kernel tree: pristine + kernel-patches/
+    build.py          config, kernel, modules, user binary, initramfs
+    qemu.py           booting the guests side by side
+    guest.py          the guest protocol's host side (rootfs/init is the
+                      other side)
+    report.py         a console log in, KTAP and counts out (the tree's
+                      kunit_parser.py, imported)
+    commands.py       kunit, test and its parts, shell, export
+    check_patches.py  check-patches
+    benchrun.py       bench; bench.py: its tables
+    unittests.py      harness/tests, with "N passed, N failed, N skipped"
 """

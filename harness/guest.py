@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The guest protocol, host side: what rootfs/init and setfs_user print on
-the console, and what run.sh puts on the kernel command line.  Each
+the console, and what the harness puts on the kernel command line
+(harness/kinds.py).  Each
 constant names the place on the guest side that must say the same; the
 guest side's list is in rootfs/init's header comment."""
 
@@ -33,8 +34,9 @@ SERIES_END_PREFIX = "SETFS-SERIES-END rc="
 # kind's KTAP_END; there is no taint line (no user space to read it).
 BUILTIN_END = "reboot: Power down"
 
-# Kernel command-line words run.sh's qemu_cmd() sets (and records add
-# through guest.cmdline), and where the guest reads each.
+# Kernel command-line words harness/kinds.py sets (TreeKind.qemu(); the
+# soak's in core.SOAK_QUICK; records add more through guest.cmdline),
+# and where the guest reads each.
 CMDLINE_KEYS = {
     "setfs_mode": "rootfs/init (test, shell, bench, series)",
     "setfs_halt": "rootfs/init (reboot or poweroff)",

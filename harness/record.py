@@ -9,15 +9,14 @@ the QEMU machine, and what the guest must find (its paging mode).
 NAME+debug, the debug flavour of a tree target, is derived: the same
 record plus config/debug.config and the record's debug fragments.
 
-run.sh reads records through this module's command line:
+The harness reads them with load_all() and target() (harness/target.py
+turns one into a Target); its command line is for people:
 
-    python3 -m harness.record shell NAME    # T_* assignments for eval
     python3 -m harness.record list default  # NAME ... in run order
     python3 -m harness.record list test
     python3 -m harness.record list ci      # test's, as .ci/run runs it
     python3 -m harness.record list all
     python3 -m harness.record check         # validate every record
-    python3 -m harness.record bash          # all of it, for run.sh's eval
 
 A bad record is an error naming the file and the field, exit status 1.
 """
@@ -25,7 +24,6 @@ A bad record is an error naming the file and the field, exit status 1.
 import dataclasses
 import os
 import re
-import shlex
 import sys
 import tomllib
 
@@ -33,8 +31,9 @@ TARGETS_DIR = os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "targets")
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
-# Words run.sh splits on whitespace and expands unquoted (QEMU arguments)
-# must hold no white space, quotes, expansions or glob characters; a
+# Words of QEMU's command line must hold no white space, quotes,
+# expansions or glob characters (they are written in records, README
+# examples and shell commands people copy); a
 # package is a Debian package name (no leading "-": not an option).
 WORD_RE = re.compile(r"^[^\s'\"\\$`*?\[]+$")
 PKG_RE = re.compile(r"^[a-z0-9][a-z0-9+.:-]*$")
@@ -304,57 +303,6 @@ def run_list(recs, which):
     raise RecordError(f"unknown list '{which}' (default, test, ci or all)")
 
 
-def shell(rec, flavour):
-    """The record as run.sh's T_* variables, one assignment per line."""
-    k, d, q, a = rec.kernel, rec.distro, rec.qemu, rec.arch
-    frags = list(k["fragments"])
-    v = {
-        "T_KIND": rec.kind,
-        "T_LINUX_ARCH": a["linux"],
-        "T_QEMU_ARCH": a["qemu"],
-        "T_QEMU": "qemu-system-" + a["qemu"],
-        "T_DEB_ARCH": a["debian"],
-        "T_CROSS": a["cross"],
-        "T_PKGS": " ".join(rec.packages),
-        "T_FRAGMENTS": " ".join(frags),
-        "T_DEBUG_FRAGMENTS": " ".join(k["debug_fragments"]),
-        "T_IMAGE": k["image"] or "",
-        "T_KERNEL_OF": k["kernel_of"] if flavour == "normal" else "",
-        "T_DEB_FLAVOUR": d["flavour"] or "",
-        "T_DEB_IMAGE": d["image"] or "",
-        "T_QEMU_ARGS": " ".join(q["args"]),
-        "T_FIRMWARE": q["firmware"],
-        "T_CONSOLE": q["console"],
-        "T_HALT": q["halt"],
-        "T_PAGING": rec.guest["paging"],
-        "T_TASK_SIZE_MAX": rec.guest["task_size_max"],
-        "T_CMDLINE": " ".join(rec.guest["cmdline"]),
-        "T_BUSYBOX_SUITE": rec.guest["busybox_suite"],
-        "T_FLAVOUR": flavour,
-        "T_BASE": rec.name,
-        "T_RECORD": rec.path,
-    }
-    return "".join(f"{key}={shlex.quote(val)}\n" for key, val in v.items())
-
-
-def bash(directory=TARGETS_DIR):
-    """Everything run.sh needs from the records in one eval: the lists
-    and, per target and debug flavour, its shell() text."""
-    recs = load_all(directory)
-    out = ["DEFAULT_ARCHES=" + shlex.quote(" ".join(run_list(recs, "default"))),
-           "TEST_ARCHES=" + shlex.quote(" ".join(run_list(recs, "test"))),
-           "CI_ARCHES=" + shlex.quote(" ".join(run_list(recs, "ci"))),
-           "ALL_TARGETS=" + shlex.quote(" ".join(run_list(recs, "all"))),
-           "declare -A TARGET_VARS=()"]
-    for name in run_list(recs, "all"):
-        rec = recs[name]
-        flavours = [("", "normal")] + ([("+debug", "debug")] if rec.kind == "tree" else [])
-        for suffix, flavour in flavours:
-            out.append("TARGET_VARS[%s]=%s" % (shlex.quote(name + suffix),
-                                               shlex.quote(shell(rec, flavour))))
-    return "\n".join(out) + "\n"
-
-
 def target(name, directory=TARGETS_DIR):
     """NAME or NAME+debug: (record, flavour), the pair checked."""
     base, debug = name, False
@@ -373,18 +321,13 @@ def target(name, directory=TARGETS_DIR):
 
 def main(argv):
     try:
-        if len(argv) == 2 and argv[0] == "shell":
-            rec, flavour = target(argv[1])
-            sys.stdout.write(shell(rec, flavour))
-        elif len(argv) == 2 and argv[0] == "list":
+        if len(argv) == 2 and argv[0] == "list":
             try:
                 print(" ".join(run_list(load_all(), argv[1])))
             except RecordError as e:
                 if str(e).startswith("unknown list"):
                     raise UsageError(str(e)) from None
                 raise
-        elif argv == ["bash"]:
-            sys.stdout.write(bash())
         elif argv == ["check"]:
             recs = load_all()
             print(f"{len(recs)} records valid: {' '.join(recs)}")

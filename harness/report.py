@@ -4,8 +4,9 @@
 The KTAP block is cut out of the console (guest.KTAP_BEGIN..KTAP_END; for
 a target of kind "builtin", whose kernel prints it with no init around it,
 as kunit.py cuts it out of a raw kernel log) and parsed with the prepared tree's own tools/testing/kunit/kunit_parser.py,
-imported, not run.  report() returns a Report; main() prints what run.sh
-shows for a target and writes the numbers run.sh reads back.
+imported, not run.  report() returns a Report; present() prints what the
+kunit command shows for a target and writes its files; main() is
+present() as a command.
 
     python3 -m harness.report --tree TREE --name NAME --work DIR \\
         [--filter GLOBS] [--kind KIND]
@@ -200,6 +201,62 @@ def read_console(path):
         return [line.rstrip("\n").replace("\r", "") for line in fh]
 
 
+def present(name: str, work: str, tree: str, filt: str = "", kind: str = "tree") -> Report:
+    """NAME's report from WORK/console.log: printed as the harness shows a
+    target, and written to WORK (results.ktap, results.json, times,
+    report.txt).  rep.guest_error is set when the guest never reported."""
+    log = os.path.join(work, "console.log")
+    result = os.path.join(work, "report.txt")
+    if os.path.exists(result):
+        os.unlink(result)
+    console = read_console(log)
+    rep = report(console, tree, filt, kind)
+    with open(os.path.join(work, "results.ktap"), "w") as fh:
+        fh.writelines(line + "\n" for line in rep.ktap)
+    if rep.guest_error:
+        with open(result, "w") as fh:
+            fh.write(f"guest_error={rep.guest_error}\n")
+        return rep
+
+    json_path = os.path.join(work, "results.json")
+    with open(json_path, "w") as fh:
+        fh.write(rep.json)
+    out = sys.stdout
+    out.write(f"\n==== {name}: KTAP ====\n")
+    out.writelines(line + "\n" for line in rep.ktap)
+    out.write(f"==== {name}: parsed by tools/testing/kunit/kunit.py ====\n")
+    out.write(rep.parse_output)
+    # as kunit.py parse --json=FILE ends
+    stamp = datetime.datetime.now().strftime("%H:%M:%S")
+    out.write(f"[{stamp}] Test results stored in {os.path.abspath(json_path)}\n")
+    for sname, p, f, s in rep.suites:
+        out.write("    %-28s %4d passed %4d failed %4d skipped\n" % (sname, p, f, s))
+    with open(os.path.join(work, "times"), "w") as fh:
+        fh.writelines("%s %.2f\n" % t for t in rep.times)
+    if rep.times:
+        out.write("    guest time: " + ", ".join(
+            "%s %.1fs" % t for t in rep.times) + "\n")
+    out.flush()         # stdout is a pipe in CI: keep the order
+    for problem in rep.problems:
+        print(f"run.sh: {name}: {problem}", file=sys.stderr)
+    if rep.splat:
+        for n, line in rep.splat[:20]:
+            print(f"{n}:{line}", file=sys.stderr)
+        first = rep.splat[0][0]
+        print(f"---- {log}, from line {first} ----", file=sys.stderr)
+        for line in console[first - 1:first + 40]:
+            print(line, file=sys.stderr)
+    sys.stderr.flush()
+    out.write(f"    console log: {log}\n")
+    out.flush()
+    with open(result, "w") as fh:
+        fh.write(f"passed={rep.passed}\nfailed={rep.failed}\nskipped={rep.skipped}\n")
+        fh.write("split=%d %d %d %d %d %d\n" % (rep.kunit + rep.user))
+        for case in rep.failed_cases:
+            fh.write(f"failcase={case}\n")
+    return rep
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--tree", required=True)
@@ -208,54 +265,8 @@ def main(argv=None):
     ap.add_argument("--filter", default="")
     ap.add_argument("--kind", default="tree", choices=record.KINDS)
     args = ap.parse_args(argv)
-    log = os.path.join(args.work, "console.log")
-    result = os.path.join(args.work, "report.txt")
-    if os.path.exists(result):
-        os.unlink(result)
-    console = read_console(log)
-    rep = report(console, args.tree, args.filter, args.kind)
-    with open(os.path.join(args.work, "results.ktap"), "w") as fh:
-        fh.writelines(line + "\n" for line in rep.ktap)
-    if rep.guest_error:
-        with open(result, "w") as fh:
-            fh.write(f"guest_error={rep.guest_error}\n")
-        return NO_REPORT
-
-    json_path = os.path.join(args.work, "results.json")
-    with open(json_path, "w") as fh:
-        fh.write(rep.json)
-    out = sys.stdout
-    out.write(f"\n==== {args.name}: KTAP ====\n")
-    out.writelines(line + "\n" for line in rep.ktap)
-    out.write(f"==== {args.name}: parsed by tools/testing/kunit/kunit.py ====\n")
-    out.write(rep.parse_output)
-    # as kunit.py parse --json=FILE ends
-    stamp = datetime.datetime.now().strftime("%H:%M:%S")
-    out.write(f"[{stamp}] Test results stored in {os.path.abspath(json_path)}\n")
-    for name, p, f, s in rep.suites:
-        out.write("    %-28s %4d passed %4d failed %4d skipped\n" % (name, p, f, s))
-    with open(os.path.join(args.work, "times"), "w") as fh:
-        fh.writelines("%s %.2f\n" % t for t in rep.times)
-    if rep.times:
-        out.write("    guest time: " + ", ".join(
-            "%s %.1fs" % t for t in rep.times) + "\n")
-    out.flush()         # stdout is a pipe in CI: keep the order
-    for problem in rep.problems:
-        print(f"run.sh: {args.name}: {problem}", file=sys.stderr)
-    if rep.splat:
-        for n, line in rep.splat[:20]:
-            print(f"{n}:{line}", file=sys.stderr)
-        first = rep.splat[0][0]
-        print(f"---- {log}, from line {first} ----", file=sys.stderr)
-        for line in console[first - 1:first + 40]:
-            print(line, file=sys.stderr)
-    out.write(f"    console log: {log}\n")
-    with open(result, "w") as fh:
-        fh.write(f"passed={rep.passed}\nfailed={rep.failed}\nskipped={rep.skipped}\n")
-        fh.write("split=%d %d %d %d %d %d\n" % (rep.kunit + rep.user))
-        for case in rep.failed_cases:
-            fh.write(f"failcase={case}\n")
-    return 0
+    rep = present(args.name, args.work, args.tree, args.filter, args.kind)
+    return NO_REPORT if rep.guest_error else 0
 
 
 if __name__ == "__main__":

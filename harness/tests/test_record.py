@@ -60,30 +60,9 @@ class RepoRecords(unittest.TestCase):
         self.assertIn("riscv64-nommu", test)
         self.assertNotIn("riscv64-nommu", ci)
 
-    def test_shell_evaluates(self):
-        out = subprocess.run(
-            ["bash", "-c", 'eval "$(python3 -m harness.record shell ppc64le)"; '
-             'echo "$T_LINUX_ARCH|$T_QEMU|$T_CROSS|$T_QEMU_ARGS|$T_FLAVOUR"'],
-            cwd=TOP, capture_output=True, text=True, check=True).stdout
-        self.assertEqual(out.strip(), "powerpc|qemu-system-ppc64|powerpc64le-linux-gnu-|"
-                         "-M pseries,x-vof=on -cpu power9|normal")
-
-    def test_bash_for_run_sh(self):
-        out = subprocess.run(
-            ["bash", "-c", 'eval "$(python3 -m harness.record bash)"; '
-             'eval "${TARGET_VARS[x86_64+debug]}"; '
-             'echo "$DEFAULT_ARCHES|$T_FLAVOUR|$T_DEBUG_FRAGMENTS|'
-             '${TARGET_VARS[x86_64-debian+debug]+set}|${#TARGET_VARS[@]}"'],
-            cwd=TOP, capture_output=True, text=True, check=True).stdout
-        recs = record.load_all()
-        tree = sum(1 for r in recs.values() if r.kind == "tree")
-        self.assertEqual(out.strip(), "x86_64 x86_64-la57 ppc64le|debug|"
-                         "config/debug-x86_64.config||%d" % (len(recs) + tree))
-
     def test_debug_flavour_derived(self):
         rec, flavour = record.target("x86_64+debug")
         self.assertEqual((rec.name, flavour), ("x86_64", "debug"))
-        self.assertIn("T_KERNEL_OF=''", record.shell(*record.target("x86_64-la57+debug")))
 
     def test_names(self):
         with self.assertRaisesRegex(record.UsageError, "unknown target 'nosuch'"):
@@ -164,7 +143,6 @@ class BadRecords(unittest.TestCase):
             "test_debug = true\n", "").replace("default = true\n", "")
         rec = record.parse("good", text, "targets/good.toml")
         self.assertEqual((rec.kind, rec.guest["paging"]), ("builtin", ""))
-        self.assertIn("T_KIND=builtin", record.shell(rec, "normal"))
 
     def test_each_edit_names_the_field(self):
         record.parse("good", GOOD, "targets/good.toml")

@@ -233,12 +233,13 @@ class ProtocolTest(unittest.TestCase):
                 with open(p, errors="replace") as f:
                     out += f.read()
             return out
-        host = text([os.path.join(top, "run.sh")] + glob.glob(os.path.join(top, "targets", "*.toml")))
+        host = text([os.path.join(top, "harness", f) for f in ("kinds.py", "core.py")] +
+                    glob.glob(os.path.join(top, "targets", "*.toml")))
         guest_side = text([os.path.join(top, "rootfs", "init")] +
                           glob.glob(os.path.join(top, "rootfs", "*.c")))
         for key in guest.CMDLINE_KEYS:
             with self.subTest(key):
-                self.assertIn(key + "=", host, f"run.sh/records never set {key}")
+                self.assertIn(key + "=", host, f"harness/kinds.py, core.py and the records never set {key}")
                 # init's shell variable, getenv("setfs_..."), or
                 # setfs_user's option_ull("...") (which adds setfs_)
                 short = key[len("setfs_"):]

@@ -1,0 +1,400 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The build stages of a target: config, kernel, modules, user binary,
+busybox and the initramfs; a distribution kernel's download, its module
+build and its dracut initramfs; the builtin kind's source tree.  Each is a
+stage.Stage: it returns its StageResult and leaves its key in target.keys
+for the stages after it.  Which of them a target runs is its kind's
+business (harness/kinds.py).
+"""
+
+import os
+import re
+import shutil
+import subprocess
+from typing import Dict, List
+
+from harness import core, tree
+from harness.stage import Stage, StageFailed, run_logged
+from harness.target import Target
+
+# mtime of every initramfs entry (the user tests check it:
+# rootfs/user_initramfs.c FIXTURE_MTIME, rootfs/dracut/90setfs).
+CPIO_MTIME = 1600000000
+
+SPLICE_SELFTEST = "tools/testing/selftests/splice"
+
+# 64-bit file offsets on 32-bit targets too (the cases pread at 2^32 and beyond).
+USER_CFLAGS = ["-static", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-std=gnu11",
+               "-D_FILE_OFFSET_BITS=64"]
+
+# The initramfs of a tree target, for the tree's usr/gen_init_cpio: every
+# entry (mode, owner, device numbers) named explicitly.  The entries under
+# /setfs are the fixture the user tests check (rootfs/user_initramfs.c;
+# a distro guest gets the same from rootfs/dracut/90setfs).  {names} are
+# filled in by build_rootfs().
+INITRAMFS_LIST = """\
+dir /bin 0755 0 0
+dir /sbin 0755 0 0
+dir /dev 0755 0 0
+nod /dev/console 0600 0 0 c 5 1
+nod /dev/null 0666 0 0 c 1 3
+dir /proc 0555 0 0
+dir /sys 0555 0 0
+dir /tmp 1777 0 0
+dir /root 0700 0 0
+file /bin/busybox {busybox} 0755 0 0
+slink /bin/sh busybox 0777 0 0
+file /init {repo}/rootfs/init 0755 0 0
+file /root/setfs_probe.ko {work}/ext/module/setfs_probe.ko 0644 0 0
+file /root/setfs_kunit.ko {work}/ext/kunit/setfs_kunit.ko 0644 0 0
+file /root/setfs_user {work}/user/setfs_user 0755 0 0
+file /root/kernel.config {build}/.config 0644 0 0
+dir /setfs 0755 0 0
+dir /setfs/a 0750 1000 1000
+dir /setfs/a/b 0700 0 0
+file /setfs/a/b/file {fixture} 0640 1000 100 /setfs/hardlink
+slink /setfs/symlink a/b/file 0777 0 0
+nod /setfs/chardev 0600 0 0 c 1 3
+dir /root/selftests 0755 0 0
+dir /root/selftests/splice 0755 0 0
+file /root/selftests/splice/short_splice_read.sh {tree}/{selftest}/short_splice_read.sh 0755 0 0
+file /root/selftests/splice/splice_read {work}/user/splice_read 0755 0 0
+"""
+
+
+
+FIXTURE_TEXT = "setfs fixture\n"
+
+
+def make_args(ctx: core.Ctx, t: Target, src: str) -> List[str]:
+    cross = t.cross
+    return ["make", "-C", src, f"O={t.build}", f"ARCH={t.linux_arch}",
+            f"CROSS_COMPILE={cross}", f"CC=ccache {cross}gcc", "HOSTCC=ccache gcc",
+            f"-j{ctx.jobs}"]
+
+
+def ccache_env(ctx) -> Dict[str, str]:
+    return {"CCACHE_DIR": os.environ.get("CCACHE_DIR") or os.path.join(ctx.cache, "ccache")}
+
+
+def run_make(ctx, t: Target, src: str, log: str, what: str, *args):
+    try:
+        run_logged(make_args(ctx, t, src) + list(args), log, what, header=True,
+                   env=ccache_env(ctx))
+    except StageFailed as e:
+        raise StageFailed(f"{t.name}: {what} failed (full log: {log})", e.log,
+                          e.lines, True) from None
+
+
+# ---------------------------------------------------------------- config
+
+def config_settings(ctx, frags: List[str]):
+    """Each option's last setting in the fragments (a later fragment
+    overrides an earlier one, as merge_config.sh does), and where from."""
+    setting, origin = {}, {}
+    for frag in frags:
+        with open(frag) as fh:
+            for line in fh:
+                line = line.rstrip("\n")
+                m = re.match(r"^(CONFIG_[^=]*)=", line) or \
+                    re.match(r"^# (CONFIG_\S*) is not set", line)
+                if line.startswith("# CONFIG_") and not line.endswith(" is not set"):
+                    continue
+                if not m:
+                    continue
+                setting[m.group(1)] = line
+                origin[m.group(1)] = ctx.rel(frag)
+    return setting, origin
+
+
+def verify_config(ctx, t: Target, cfg: str, frags: List[str]):
+    """Every option the fragments ask for must be in .config as asked."""
+    setting, origin = config_settings(ctx, frags)
+    lines = set(core.read(cfg).splitlines())
+    names = {line.split("=", 1)[0] for line in lines if line.startswith("CONFIG_")}
+    dropped = []
+    for name, line in setting.items():
+        present = line in lines if line.startswith("CONFIG_") else name not in names
+        if not present:
+            dropped.append(f"{line} ({origin[name]})")
+    if dropped:
+        for d in dropped:
+            core.err(f"  {d}")
+        core.die(f"{t.name}: olddefconfig dropped or changed the options above "
+                 f"(missing dependencies?); see {cfg}")
+
+
+def configure_kernel(ctx, t: Target, frags: List[str], src: str, src_key: str):
+    key = f"{tree.tree_id(ctx)} {src_key} " + \
+        core.hash_files(ctx.repo, frags + [os.path.join(ctx.repo, t.rec.path)])
+    cfg = os.path.join(t.build, ".config")
+    log = os.path.join(t.work, "config.log")
+
+    def body():
+        os.makedirs(t.build, exist_ok=True)
+        os.makedirs(t.work, exist_ok=True)
+        env = {"ARCH": t.linux_arch, "CROSS_COMPILE": t.cross}
+        try:
+            run_logged(["scripts/kconfig/merge_config.sh", "-n", "-O", t.build, *frags],
+                       log, "", cwd=src, env=env)
+        except StageFailed as e:
+            raise StageFailed(f"{t.name}: merging the config fragments failed (log: {log})",
+                              e.log) from None
+        try:
+            run_logged(make_args(ctx, t, src) + ["olddefconfig"], log, "", append=True)
+        except StageFailed as e:
+            raise StageFailed(f"{t.name}: make olddefconfig failed", e.log) from None
+        verify_config(ctx, t, cfg, frags)
+        return f"allnoconfig + {len(frags)} fragments, verified"
+
+    return Stage(ctx, "config", key=key, stamp=os.path.join(t.work, "stamp.config"),
+                 outputs=[cfg], target=t.name, keyed=bool(tree.tree_id(ctx))).run(body)
+
+
+def build_kernel(ctx, t: Target, src: str, src_key: str):
+    cfg_digest = core.output(["sha256sum", os.path.join(t.build, ".config")]).split()[0]
+    key = f"{tree.tree_id(ctx)} {src_key} {cfg_digest} {core.gcc_version(t.cross)}"
+    modroot = os.path.join(t.kwork, "modroot")
+
+    def body():
+        core.info(f"building the {t.name} kernel (log: {t.work}/build.log)")
+        run_make(ctx, t, src, os.path.join(t.work, "build.log"), "kernel build", "all")
+        # In-tree modules (test_module for the splice selftest) for the guest.
+        shutil.rmtree(modroot, ignore_errors=True)
+        run_make(ctx, t, src, os.path.join(t.work, "modules_install.log"),
+                 "modules_install", "modules_install", f"INSTALL_MOD_PATH={modroot}",
+                 "INSTALL_MOD_STRIP=1")
+        return "built"
+
+    res = Stage(ctx, "kernel", key=key, stamp=os.path.join(t.kwork, "stamp.kernel"),
+                outputs=[os.path.join(t.build, t.image),
+                         os.path.join(t.build, "Module.symvers"),
+                         os.path.join(modroot, "lib", "modules")],
+                target=t.name, keyed=bool(tree.tree_id(ctx))).run(body)
+    t.keys["kernel"] = key
+    return res
+
+
+# ---------------------------------------------------------------- modules
+
+def sync_sources(dest: str, *srcs: str):
+    """Copy module sources into the cache, keeping the objects built there.
+    Content, not mtimes, decides what is copied, and a copied file gets
+    the current time: a source older than the objects another worktree
+    left here must still rebuild them."""
+    excl = []
+    for pat in ("*.o", "*.ko", "*.cmd", "*.mod", "*.mod.c", "modules.order",
+                "Module.symvers"):
+        excl += ["--exclude", pat]
+    core.run(["rsync", "-rl", "--checksum", "--delete", *excl, *srcs, dest + "/"],
+             check=True)
+
+
+def module_sources(ctx) -> List[str]:
+    return [os.path.join(ctx.repo, d) for d in ("Kbuild", "module", "kunit")]
+
+
+def build_modules(ctx, t: Target):
+    """The top-level Kbuild builds module/ and kunit/; they are synced into
+    the cache so that targets build side by side and the repo stays clean."""
+    src = os.path.join(t.work, "ext")
+    key = f"{t.keys['kernel']} {core.hash_dir_files(ctx.repo, module_sources(ctx))}"
+    t.keys["modules"] = key
+
+    def body():
+        os.makedirs(src, exist_ok=True)
+        sync_sources(src, *module_sources(ctx))
+        run_make(ctx, t, ctx.tree, os.path.join(t.work, "modules.log"), "module build",
+                 f"M={src}", "W=1", "modules")
+        return "built (W=1)"
+
+    return Stage(ctx, "modules", key=key, stamp=os.path.join(t.work, "stamp.modules"),
+                 outputs=[os.path.join(src, "module", "setfs_probe.ko"),
+                          os.path.join(src, "kunit", "setfs_kunit.ko")],
+                 target=t.name, keyed=bool(tree.tree_id(ctx))).run(body)
+
+
+def build_user(ctx, t: Target):
+    out = os.path.join(t.work, "user")
+    rootfs = os.path.join(ctx.repo, "rootfs")
+    srcs = sorted((os.path.join(rootfs, f) for f in os.listdir(rootfs)
+                   if f.endswith(".c") and os.path.isfile(os.path.join(rootfs, f))),
+                  key=os.fsencode)
+    key = (core.hash_dir_files(ctx.repo, [rootfs, os.path.join(ctx.repo, "module"),
+                                          os.path.join(ctx.tree, SPLICE_SELFTEST)]) +
+           f" {core.gcc_version(t.cross)} {' '.join(USER_CFLAGS)}")
+    t.keys["user"] = key
+    log = os.path.join(t.work, "user.log")
+
+    def body():
+        os.makedirs(out, exist_ok=True)
+        gcc = f"{t.cross}gcc"
+        try:
+            run_logged([gcc, *USER_CFLAGS, f"-I{ctx.repo}/module/include",
+                        "-o", os.path.join(out, "setfs_user"), *srcs], log, "")
+        except StageFailed as e:
+            raise StageFailed(f"{t.name}: building the user test binary failed "
+                              f"(log: {log})", e.log) from None
+        # The tree's splice selftest helper, run by short_splice_read.sh.
+        try:
+            run_logged([gcc, "-static", "-O2", "-o", os.path.join(out, "splice_read"),
+                        os.path.join(ctx.tree, SPLICE_SELFTEST, "splice_read.c")],
+                       log, "", append=True)
+        except StageFailed as e:
+            raise StageFailed(f"{t.name}: building {SPLICE_SELFTEST}/splice_read.c failed",
+                              e.log) from None
+        return "built"
+
+    return Stage(ctx, "user", key=key, stamp=os.path.join(t.work, "stamp.user"),
+                 outputs=[os.path.join(out, "setfs_user")], target=t.name).run(body)
+
+
+# ---------------------------------------------------------------- busybox
+
+def fetch_busybox(ctx, t: Target) -> str:
+    """busybox for the guest: Debian's busybox-static for the guest's
+    architecture, downloaded and unpacked into the cache, never installed.
+    Returns its path."""
+    suite = t.rec.guest["busybox_suite"]
+    d = os.path.join(ctx.cache, "busybox", t.deb_arch + (f"-{suite}" if suite else ""))
+    busybox = os.path.join(d, "bin", "busybox")
+    if os.access(busybox, os.X_OK):
+        return busybox
+    for p in (d, d + ".deb", d + ".x"):
+        shutil.rmtree(p, ignore_errors=True)
+    os.makedirs(d + ".deb")
+    if suite:
+        busybox_from_suite(ctx, t, d, suite)
+    else:
+        busybox_from_host_apt(ctx, t, d)
+    debs = [f for f in os.listdir(d + ".deb") if f.startswith("busybox-static_")
+            and f.endswith(".deb")]
+    if not debs:
+        core.die(f"no busybox-static package was downloaded into {d}.deb")
+    core.run(["dpkg-deb", "-x", os.path.join(d + ".deb", debs[0]), d + ".x"], check=True)
+    os.makedirs(os.path.join(d, "bin"))
+    # /bin/busybox before the /usr merge (Debian 12), /usr/bin after
+    for b in ("bin/busybox", "usr/bin/busybox"):
+        p = os.path.join(d + ".x", b)
+        if os.path.isfile(p):
+            shutil.move(p, busybox)
+    shutil.rmtree(d + ".x", ignore_errors=True)
+    shutil.rmtree(d + ".deb", ignore_errors=True)
+    if not os.access(busybox, os.X_OK):
+        core.die(f"busybox-static:{t.deb_arch} has no /bin/busybox or /usr/bin/busybox")
+    return busybox
+
+
+def busybox_from_host_apt(ctx, t: Target, d: str):
+    log = os.path.join(ctx.cache, "apt.log")
+    arch = t.deb_arch
+    host = core.output(["dpkg", "--print-architecture"])
+    foreign = core.output(["dpkg", "--print-foreign-architectures"]).split()
+    if arch != host and arch not in foreign:
+        if os.getuid() != 0:
+            core.die(f"dpkg lacks architecture {arch} (run: sudo dpkg --add-architecture "
+                     f"{arch} && sudo apt-get update)")
+        core.run(["dpkg", "--add-architecture", arch], check=True)
+        if core.run(["apt-get", "update"], log=log).returncode != 0:
+            core.die(f"apt-get update failed (log: {log})")
+    dl = ["apt-get", "download", f"busybox-static:{arch}"]
+    if core.run(dl, cwd=d + ".deb", log=log).returncode != 0:
+        core.run(["apt-get", "update"], log=log, append=True)
+        if core.run(dl, cwd=d + ".deb", log=log, append=True).returncode != 0:
+            core.die(f"cannot download busybox-static:{arch} (log: {log})")
+
+
+def busybox_from_suite(ctx, t: Target, d: str, suite: str):
+    """busybox-static for the guest's Debian arch from Debian's SUITE, with
+    apt in a directory of its own (nothing of the host's apt changes).  apt
+    checks the suite's InRelease against the host's debian-archive-keyring
+    and the package against its hash."""
+    arch = t.deb_arch
+    root = d + ".apt"
+    log = os.path.join(ctx.cache, f"apt-{arch}-{suite}.log")
+    shutil.rmtree(root, ignore_errors=True)
+    for sub in ("etc/preferences.d", "lists/partial", "archives/partial", "dpkg"):
+        os.makedirs(os.path.join(root, sub))
+    core.write(os.path.join(root, "dpkg", "status"), "")
+    core.write(os.path.join(root, "etc", "sources.list"),
+               f"deb [arch={arch} signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] "
+               f"http://deb.debian.org/debian {suite} main\n")
+    opts = ["-o", f"Dir::Etc::SourceList={root}/etc/sources.list",
+            "-o", "Dir::Etc::SourceParts=-", "-o", "Dir::Etc::Preferences=-",
+            "-o", f"Dir::Etc::PreferencesParts={root}/etc/preferences.d",
+            "-o", f"Dir::State::Lists={root}/lists",
+            "-o", f"Dir::Cache::Archives={root}/archives",
+            "-o", f"Dir::State::status={root}/dpkg/status",
+            "-o", f"APT::Architecture={arch}", "-o", f"APT::Architectures={arch}",
+            "-o", "Acquire::Languages=none"]
+    core.info(f"downloading busybox-static:{arch} from Debian {suite}")
+    if core.run(["apt-get", *opts, "update"], log=log).returncode != 0 or \
+            core.run(["apt-get", *opts, "download", "busybox-static"], cwd=d + ".deb",
+                     log=log, append=True).returncode != 0:
+        core.die(f"cannot download busybox-static:{arch} from Debian {suite} (log: {log})")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- rootfs
+
+def initramfs_list(ctx, t: Target, busybox: str, fixture: str) -> str:
+    """The gen_init_cpio list: INITRAMFS_LIST filled in, then the installed
+    in-tree modules (for modprobe in the guest)."""
+    text = INITRAMFS_LIST.format(busybox=busybox, repo=ctx.repo, work=t.work,
+                                 build=t.build, fixture=fixture, tree=ctx.tree,
+                                 selftest=SPLICE_SELFTEST)
+    modroot = os.path.join(t.kwork, "modroot")
+    dirs, files = [], []
+    for dirpath, dirnames, filenames in os.walk(os.path.join(modroot, "lib")):
+        rel = os.path.relpath(dirpath, modroot)
+        dirs.append(f"dir /{rel} 0755 0 0")
+        files += [f"file /{rel}/{f} {modroot}/{rel}/{f} 0644 0 0" for f in filenames
+                  if os.path.isfile(os.path.join(dirpath, f)) and
+                  not os.path.islink(os.path.join(dirpath, f))]
+    return text + "".join(line + "\n" for line in dirs + files)
+
+
+def build_rootfs(ctx, t: Target):
+    """The initramfs, written by the tree's usr/gen_init_cpio from a list
+    that names every entry explicitly."""
+    cpio = os.path.join(t.work, "initramfs.cpio")
+    gen = os.path.join(t.build, "usr", "gen_init_cpio")
+    busybox = fetch_busybox(ctx, t)
+    fixture = os.path.join(t.work, "initramfs.fixture")
+    # The key covers the list's template, not the harness's other code:
+    # editing a message does not rebuild an initramfs.
+    key = (f"{t.keys['modules']} {t.keys['user']} " +
+           core.hash_files(ctx.repo, [os.path.join(ctx.repo, "rootfs", "init"), busybox,
+                                      os.path.join(ctx.tree, SPLICE_SELFTEST,
+                                                   "short_splice_read.sh"),
+                                      os.path.join(t.build, ".config")]) +
+           " " + core.hash_text(INITRAMFS_LIST + FIXTURE_TEXT + str(CPIO_MTIME)))
+    log = os.path.join(t.work, "rootfs.log")
+
+    def body():
+        if not os.access(gen, os.X_OK):
+            core.die(f"{gen} is missing: the kernel config needs CONFIG_BLK_DEV_INITRD=y")
+        # Entries the user tests check (the seed's init-time helpers unpack
+        # them): modes, owners, links, a device node, fixed mtimes.
+        # gen_init_cpio gives a file its source's mtime (-t: the others')
+        core.write(fixture, FIXTURE_TEXT)
+        os.utime(fixture, (CPIO_MTIME, CPIO_MTIME))
+        lst = os.path.join(t.work, "initramfs.list")
+        core.write(lst, initramfs_list(ctx, t, busybox, fixture))
+        with open(cpio + ".new", "wb") as fh, open(log, "w") as lfh:
+            rc = subprocess.run([gen, "-t", str(CPIO_MTIME), lst], stdout=fh,
+                                stderr=lfh).returncode
+        if rc != 0:
+            for line in core.read(log, "").splitlines():
+                core.err(line)
+            core.die(f"{t.name}: gen_init_cpio failed")
+        os.replace(cpio + ".new", cpio)
+        return f"built ({kib(cpio)} KiB)"
+
+    return Stage(ctx, "rootfs", key=key, stamp=os.path.join(t.work, "stamp.rootfs"),
+                 outputs=[cpio], target=t.name).run(body)
+
+
+def kib(path: str) -> str:
+    """du -k: the KiB the file occupies."""
+    return core.output(["du", "-k", path]).split()[0]

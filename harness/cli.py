@@ -1,0 +1,279 @@
+# SPDX-License-Identifier: GPL-2.0
+"""./run.sh's command line: the options, their checks (a usage error
+exits 2 and says why), the cache lock, and the commands.  run.sh only
+makes sure Python 3.11 is there and runs "python3 -m harness".
+"""
+
+import fcntl
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+
+from harness import core, target
+
+COMMANDS = ("kunit", "test", "shell", "export", "check-patches", "bench", "uharness")
+BENCH_WHATS = ("all", "guest", "harness", "cold", "series")
+
+
+def usage(lists, ctx) -> str:
+    d = ",".join(lists["default"])
+    return f"""Usage: ./run.sh COMMAND [OPTIONS] [GLOB...]
+
+Commands:
+  kunit [GLOB...]
+                 prepare the tree, apply kernel-patches/, build kernel,
+                 modules and rootfs, boot QEMU, run the KUnit suite and the
+                 user tests, print KTAP and a summary (the main job).
+                 GLOBs select suites and cases as kunit.py's filter_glob
+                 does: SUITE or SUITE.CASE, with * ? [...] (quote them);
+                 a KUnit suite, a setfs_user group (setfs_user_*) or an
+                 init suite (setfs_guest, setfs_selftest_splice).  The
+                 guest filters: changing GLOBs rebuilds nothing
+  test           what CI runs: the harness's usage checks, "kunit" on the
+                 selected targets (default: {",".join(lists["test"])}; full
+                 soak; with SETFS_CI=1, as .ci/run sets it, without the
+                 records saying ci = false: {",".join(lists["ci"])}), the
+                 harness's unit tests (harness/tests), "uharness" and
+                 "check-patches"
+  shell          boot the guest with an interactive shell (modules in /root)
+  bench [WHAT]   measure; WHAT is "guest" (iter vs legacy read paths,
+                 splice vs read+write, kernel_read() in the guest), "harness"
+                 (warm and edit-one-KUnit-case run times), "cold" (kunit
+                 and CI's run, each from an empty cache: one to two hours)
+                 or "series" (real /proc files on the pristine and the
+                 patched x86_64 kernel, same config); default: guest and
+                 harness
+  export         turn the commits on top of the pristine tree into
+                 kernel-patches/ (git format-patch --cover-letter)
+  check-patches  apply the series one patch at a time to a scratch tree;
+                 for each, build the objects it touches (allmodconfig, per
+                 architecture) and run checkpatch.pl --strict; then the
+                 Coccinelle rules of kernel-patches/coccinelle/ on their
+                 fixtures and on every .c file the series touches, and
+                 C=1 W=1 of those files before and after the series
+  uharness       compile the converted ->proc_read_iter methods of the
+                 prepared tree in user space under ASan/UBSan and read them
+                 at hostile offsets (kernel-patches/uharness/)
+  help           this text
+
+Options:
+  --arch LIST    comma-separated targets (default: {d});
+                 known: {",".join(lists["all"])}; a kernel target
+                 NAME+debug is its debug flavour
+  --keep-tree    use the prepared tree as it is, with your commits and
+                 edits, instead of re-applying kernel-patches/
+  --debug        build and boot each target's debug flavour (NAME+debug:
+                 KASAN, UBSAN, lockdep, KFENCE, ...; config/debug.config)
+                 in a build directory of its own
+  --timeout SEC  guest timeout in seconds (default: {ctx.boot_timeout})
+  --soak WHICH   the user tests' fuzz, race and unload counts: "quick"
+                 (default of kunit and shell: a tenth) or "full" (default
+                 of test: setfs_user's own counts)
+  -h, --help     this text
+
+Environment: SETFS_CACHE (default ~/.cache/setfs-probe), SETFS_JOBS,
+SETFS_TIMEOUT, SETFS_ACCEL (tcg, kvm or auto; default auto),
+SETFS_SERIES_ROUNDS (bench series: boots per kernel, default 3),
+SETFS_GUEST_ARGS (more kernel command line words, e.g. setfs_fuzz_ops=1000000
+setfs_fuzz_seed=7: options of the user tests, see rootfs/init)."""
+
+
+def check_glob(g: str):
+    """A filter glob the guest can take on the kernel command line and
+    split as kunit.py does (commas separate globs there; the kernel's
+    glob_match() has no escapes; 127 bytes fit its buffer)."""
+    if not g:
+        core.usage_error("an empty filter glob")
+    if len(g) > 127:
+        core.usage_error(f"filter glob '{g}' is longer than 127 characters")
+    if not re.fullmatch(r"[][A-Za-z0-9_.*?!-]+", g):
+        core.usage_error(f"filter glob '{g}': only letters, digits and _ . - * ? [ ] ! "
+                         "(SUITE or SUITE.CASE)")
+    if not re.search(r"[^.]", g.split(".", 1)[0]):
+        core.usage_error(f"filter glob '{g}' has no suite part (SUITE or SUITE.CASE)")
+
+
+def parse(argv, ctx: core.Ctx, lists) -> str:
+    """The options into CTX; returns the command."""
+    cmd = ""
+    arches = ",".join(lists["default"])
+    soak = ""
+    filters = []
+    args = list(argv)
+    while args:
+        a = args.pop(0)
+
+        def value(opt):
+            if not args:
+                core.usage_error(f"{opt} needs a value")
+            return args.pop(0)
+
+        if a in ("-h", "--help", "help"):
+            core.out(usage(lists, ctx))
+            raise core.Exit(0)
+        elif a == "--arch":
+            arches, ctx.arches_given = value(a), True
+        elif a.startswith("--arch="):
+            arches, ctx.arches_given = a[len("--arch="):], True
+        elif a == "--timeout":
+            ctx.boot_timeout = value(a)
+        elif a.startswith("--timeout="):
+            ctx.boot_timeout = a[len("--timeout="):]
+        elif a == "--keep-tree":
+            ctx.keep_tree = True
+        elif a == "--soak":
+            soak = value(a)
+        elif a.startswith("--soak="):
+            soak = a[len("--soak="):]
+        elif a == "--debug":
+            ctx.debug = True
+        elif a.startswith("-"):
+            core.usage_error(f"unknown option '{a}'")
+        elif not cmd:
+            cmd = a
+        elif cmd == "bench" and not ctx.bench_what:
+            ctx.bench_what = a
+        elif cmd == "kunit":
+            check_glob(a)
+            filters.append(a)
+        else:
+            core.usage_error(f"unexpected argument '{a}'")
+    if not cmd:
+        core.usage_error("no command given")
+    if cmd not in COMMANDS:
+        core.usage_error(f"unknown command '{cmd}'")
+    if (ctx.bench_what or "all") not in BENCH_WHATS:
+        core.usage_error(f"bench: unknown measurement '{ctx.bench_what}' "
+                         "(guest, harness, cold or series)")
+    if soak == "":
+        soak = "full" if cmd == "test" else "quick"
+    elif soak not in ("quick", "full"):
+        core.usage_error(f"--soak takes quick or full, not '{soak}'")
+    ctx.soak = soak
+    timeout = str(ctx.boot_timeout)
+    if not timeout.isdigit() or int(timeout) == 0 or not timeout.isascii():
+        core.usage_error(f"--timeout takes seconds (more than 0), not '{timeout}'")
+    ctx.boot_timeout = int(timeout)
+    ctx.filter = ",".join(filters)
+    names = []
+    for a in arches.split(","):
+        if not a:
+            continue
+        if ctx.debug and not a.endswith("+debug"):
+            a += "+debug"
+        t = target.load(ctx, a)
+        # KUnit's executor, which runs a builtin target's suites, takes
+        # one SUITE[.CASE] glob
+        if len(filters) > 1 and t.kind == "builtin":
+            core.usage_error(f"{a} runs its suites built into the kernel, whose "
+                             f"kunit.filter_glob takes one glob: '{ctx.filter}' has several")
+        names.append(a)
+    ctx.arches = names
+    return cmd
+
+
+def lock(ctx: core.Ctx):
+    """One run per cache ("bench harness" runs the harness under the lock
+    it holds)."""
+    os.makedirs(ctx.cache, exist_ok=True)
+    if os.environ.get("SETFS_LOCK_HELD") == ctx.cache:
+        return None
+    fh = open(os.path.join(ctx.cache, "lock"), "w")
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        core.die(f"another run.sh is using {ctx.cache} (lock: {ctx.cache}/lock)")
+    return fh
+
+
+def identity():
+    """git am and the pristine commit need a committer; use the
+    developer's identity when git has one."""
+    if shutil.which("git") and \
+            core.output(["git", "config", "--get", "user.email"], check=False):
+        return
+    env = os.environ
+    env.setdefault("GIT_AUTHOR_NAME", "setfs-probe")
+    env.setdefault("GIT_AUTHOR_EMAIL", "setfs-probe@localhost")
+    env.setdefault("GIT_COMMITTER_NAME", env["GIT_AUTHOR_NAME"])
+    env.setdefault("GIT_COMMITTER_EMAIL", env["GIT_AUTHOR_EMAIL"])
+
+
+def dispatch(ctx: core.Ctx, cmd: str) -> bool:
+    from harness import benchrun, check_patches, commands
+
+    table = {
+        "kunit": commands.cmd_kunit, "test": commands.cmd_test,
+        "shell": commands.cmd_shell, "export": commands.cmd_export,
+        "check-patches": check_patches.cmd_check_patches,
+        "uharness": commands.cmd_uharness, "bench": benchrun.cmd_bench,
+    }
+    return table[cmd](ctx)
+
+
+def _terminate(signum, _frame):
+    raise KeyboardInterrupt
+
+
+def main(argv=None) -> int:
+    from harness import qemu
+
+    argv = sys.argv[1:] if argv is None else argv
+    ctx = core.Ctx.from_env()
+    os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _terminate)
+    try:
+        try:
+            lists = target.lists()
+        except core.Failure as e:
+            core.err(f"targets: {e}")
+            core.err("run.sh: error: bad target record (above)")
+            return 1
+        identity()
+        cmd = parse(argv, ctx, lists)
+        ctx.lock = lock(ctx)    # held until the process ends
+        good = dispatch(ctx, cmd)
+        results_json(ctx)
+        return 0 if good else 1
+    except core.UsageFailure as e:
+        core.err(f"run.sh: {e}")
+        core.err("Try './run.sh --help'.")
+        return 2
+    except core.Exit as e:
+        return e.status
+    except core.Failure as e:
+        show = getattr(e, "show_log", None)
+        if show:
+            show()
+        core.err(f"run.sh: error: {e}")
+        return 1
+    except (OSError, subprocess.SubprocessError, ValueError) as e:
+        # what a command, a file or a value the harness relies on did
+        core.err(f"run.sh: error: {e}")
+        return 1
+    except KeyboardInterrupt:
+        core.err("run.sh: interrupted; guests stopped")
+        qemu.stop_all(ctx)
+        return 130
+    finally:
+        qemu.stop_all(ctx)
+
+
+def results_json(ctx: core.Ctx):
+    """SETFS_RESULTS=FILE: the run's stage results and test part times as
+    JSON, for bench cold (which runs CI in a clone and reads them back,
+    instead of reading its output)."""
+    path = os.environ.get("SETFS_RESULTS")
+    if not path:
+        return
+    import dataclasses
+    import json
+
+    with open(path, "w") as fh:
+        json.dump({"stages": [dataclasses.asdict(s) for s in ctx.kunit_stages],
+                   "parts": getattr(ctx, "part_times", []),
+                   "sums": ctx.sums}, fh, indent=1)

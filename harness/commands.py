@@ -1,0 +1,384 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The commands: kunit, test (and its parts: selftest, harness unit tests,
+uharness), shell and export.  check-patches is harness/check_patches.py,
+bench harness/benchrun.py.  Each returns True when nothing failed; a
+Failure (core.die) ends the run with status 1, as it did in run.sh.
+"""
+
+import dataclasses
+import os
+import re
+import shutil
+import subprocess
+from typing import List
+
+from harness import core, qemu, report, stage, target, tree
+from harness.kinds import kind_of
+
+# The closing line every part of "test" ends with.
+SUMMARY_RE = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped$")
+
+
+@dataclasses.dataclass
+class TargetResult:
+    """One target's row in the summary."""
+    name: str
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+    seconds: float = 0.0
+    split: tuple = (0, 0, 0, 0, 0, 0)   # KUnit p/f/s, user p/f/s
+    failed_cases: List[str] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class KunitRun:
+    """What "kunit" gives: a row per target and the stage results."""
+    targets: List[TargetResult]
+    stages: List[stage.StageResult]
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return all(t.failed == 0 for t in self.targets)
+
+
+def build_target(ctx: core.Ctx, name: str) -> target.Target:
+    """Every stage of NAME up to the initramfs."""
+    t = target.load(ctx, name)
+    core.out(f"==== {t.name} ====")
+    core.ensure_pkgs(ctx, t.packages)
+    kind_of(ctx, t).build()
+    return t
+
+
+def report_guest(ctx: core.Ctx, g: qemu.Guest) -> TargetResult:
+    """Wait for G's guest and count its results."""
+    t = g.target
+    core.out()
+    core.out(f"==== {t.name} ====")
+    qemu.finish(ctx, g)
+    res = TargetResult(t.name, seconds=g.seconds)
+    if not g.error:
+        rep = report.present(t.name, t.work, ctx.tree, ctx.filter, t.kind)
+        if rep.guest_error:
+            qemu.failure(g, rep.guest_error)
+        else:
+            res.passed, res.failed, res.skipped = rep.passed, rep.failed, rep.skipped
+            res.split = tuple(rep.kunit) + tuple(rep.user)
+            res.failed_cases = [f"{t.name}: {c}" for c in rep.failed_cases]
+            return res
+    res.failed, res.split = 1, (0, 0, 0, 0, 1, 0)
+    res.failed_cases = [f"{t.name}: {g.error}"]
+    return res
+
+
+def kunit(ctx: core.Ctx) -> KunitRun:
+    """Prepare the tree, build every target, boot them side by side and
+    report each."""
+    t0 = core.now()
+    first = len(ctx.timings)
+    core.ensure_pkgs(ctx, core.HOST_PKGS)
+    core.out("==== tree ====")
+    tree.prepare_tree(ctx)
+    targets = [build_target(ctx, name) for name in ctx.arches]
+    core.out()
+    core.out("==== boot ====")
+    guests = [qemu.start(ctx, t) for t in targets]
+    results = [report_guest(ctx, g) for g in guests]
+    ctx.kunit_stages = ctx.timings[first:]
+    return KunitRun(results, ctx.kunit_stages, core.elapsed(t0))
+
+
+def cmd_kunit(ctx: core.Ctx) -> bool:
+    t0 = core.now()
+    run = kunit(ctx)
+    core.out()
+    core.out("==== summary ====")
+    if ctx.filter:
+        core.out(f"filter: {ctx.filter.replace(',', ' ')} (only the matching suites and "
+                 "cases ran)")
+    if ctx.soak == "quick":
+        core.out(f"soak: quick ({core.SOAK_QUICK}); --soak full or ./run.sh test for the "
+                 "full counts")
+    else:
+        core.out("soak: full (setfs_user's own fuzz, race and unload counts)")
+    core.out("%-14s %7s %7s %8s   %-17s %-17s %6s" % ("target", "passed", "failed", "skipped",
+                                                    "kunit p/f/s", "user p/f/s", "boot_s"))
+    tp = tf = ts = 0
+    failed_cases = []
+    for r in run.targets:
+        kp, kf, ks, up, uf, us = r.split
+        core.out("%-14s %7d %7d %8d   %-17s %-17s %6s" % (
+            r.name, r.passed, r.failed, r.skipped, f"{kp}/{kf}/{ks}", f"{up}/{uf}/{us}",
+            f"{r.seconds:.1f}"))
+        tp, tf, ts = tp + r.passed, tf + r.failed, ts + r.skipped
+        failed_cases += r.failed_cases
+    if failed_cases:
+        core.out("failed cases:")
+        for c in failed_cases:
+            core.out(f"    {c}")
+    core.out("stage times:")
+    for s in ctx.timings:
+        core.out(f"    {s.name:<22} {s.seconds:6.1f}s  {s.note}")
+    core.out(f"total wall time: {core.elapsed(t0):.1f}s")
+    core.out(f"{tp} passed, {tf} failed, {ts} skipped")
+    ctx.count(tp, tf, ts)
+    return tf == 0
+
+
+def cmd_shell(ctx: core.Ctx) -> bool:
+    if not ctx.arches:
+        core.usage_error("--arch names no target")
+    core.ensure_pkgs(ctx, core.HOST_PKGS)
+    tree.prepare_tree(ctx)
+    t = build_target(ctx, ctx.arches[0])
+    return qemu.shell(ctx, t) == 0
+
+
+# ------------------------------------------------------------------ test
+
+# The harness's own answers to bad input: usage errors exit 2 and say why.
+# (name, what the output must hold, the arguments)
+SELFTEST_CASES = (
+    ("unknown_option_exits_2", "unknown option '--bogus'", "kunit --bogus"),
+    ("unknown_command_exits_2", "unknown command 'frob'", "frob"),
+    ("unknown_target_exits_2", "unknown target 'nosuch'", "kunit --arch nosuch"),
+    ("bad_timeout_exits_2", "--timeout takes seconds", "kunit --timeout soon"),
+    ("zero_timeout_exits_2", "--timeout takes seconds", "kunit --timeout 0"),
+    ("no_command_exits_2", "no command given", "--arch x86_64"),
+    ("unknown_bench_exits_2", "bench: unknown measurement 'frob'", "bench frob"),
+    ("distro_debug_exits_2", "is of kind distro: it has no debug flavour",
+     "kunit --arch x86_64-debian+debug"),
+    ("builtin_debug_exits_2", "is of kind builtin: it has no debug flavour",
+     "kunit --arch riscv64-nommu+debug"),
+    ("builtin_globs_exits_2",
+     "kunit.filter_glob takes one glob: 'setfs_proc,setfs_sysctl' has several",
+     "kunit --arch riscv64-nommu setfs_proc setfs_sysctl"),
+    ("glob_comma_exits_2", "filter glob 'setfs_proc,setfs_splice': only letters",
+     "kunit setfs_proc,setfs_splice"),
+    ("glob_no_suite_exits_2", "filter glob '.read*' has no suite part", "kunit .read*"),
+    ("glob_not_for_test_exits_2", "unexpected argument 'setfs_proc'", "test setfs_proc"),
+    ("bad_soak_exits_2", "--soak takes quick or full, not 'long'", "kunit --soak long"),
+)
+
+
+def cmd_selftest(ctx: core.Ctx) -> bool:
+    passed = failed = 0
+    core.out("==== harness ====")
+    for name, want, args in SELFTEST_CASES:
+        proc = subprocess.run([os.path.join(ctx.repo, "run.sh"), *args.split()],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+        text = proc.stdout.rstrip("\n")
+        if proc.returncode == 2 and want in text:
+            core.out(f"ok {name}")
+            passed += 1
+        else:
+            core.out(f"not ok {name}: exit {proc.returncode}, output: {text}")
+            failed += 1
+    core.out(f"{passed} passed, {failed} failed")
+    ctx.count(passed, failed)
+    return failed == 0
+
+
+def cmd_uharness(ctx: core.Ctx) -> bool:
+    """The converted read methods no guest reaches, compiled from the tree
+    in user space under ASan and UBSan and read at hostile offsets
+    (libasan8 and libubsan1 come with Debian's gcc-12; named here all the
+    same).  The full KTAP goes to a log; the summary, the failing rows
+    and the totals here."""
+    work = os.path.join(ctx.cache, "uharness")
+    log = os.path.join(work, "uharness.ktap")
+    core.ensure_pkgs(ctx, ["gcc", "python3", "libasan8", "libubsan1"])
+    tree.prepare_tree(ctx)
+    shutil.rmtree(os.path.join(work, "reports"), ignore_errors=True)
+    os.makedirs(work, exist_ok=True)
+    core.out("==== uharness ====")
+    rc = core.run(["python3", os.path.join(ctx.repo, "kernel-patches", "uharness",
+                                           "uharness.py"),
+                   "--tree", ctx.tree, "--work", work, "--keep",
+                   os.path.join(work, "reports")], log=log).returncode
+    text = core.read(log, "").splitlines()
+    for line in text:
+        if re.match(r"^(not )?ok [0-9]+ |^# failed ", line):
+            core.out(line)
+    m = SUMMARY_RE.match(text[-1]) if text else None
+    if m:
+        p, f, s = (int(x) for x in m.groups())
+    else:
+        for line in text[-20:]:
+            core.out(line)
+        core.out(f"uharness: no summary line (exit {rc})")
+        p, f, s = 0, 1, 0
+    core.out(f"uharness: full KTAP in {log}")
+    # The harness's own tests: the extractor, the model, and a two-file
+    # tree on which the libfs harness must pass, then fail.
+    ulog = os.path.join(work, "unittest.log")
+    if core.run(["python3", "-m", "unittest", "-q"], log=ulog,
+                cwd=os.path.join(ctx.repo, "kernel-patches", "uharness")).returncode == 0:
+        core.out("ok uharness unit tests")
+        p += 1
+    else:
+        for line in core.tail(ulog, 30):
+            core.out(line)
+        core.out(f"not ok uharness unit tests ({ulog})")
+        f += 1
+    core.out(f"{p} passed, {f} failed, {s} skipped")
+    ctx.count(p, f, s)
+    return rc == 0 and f == 0
+
+
+def cmd_harness_tests(ctx: core.Ctx) -> bool:
+    """The harness's own unit tests (harness/tests: the report on recorded
+    consoles of every target and on broken ones, the records, the stages,
+    the bench tables), one case per test.  They read the prepared tree's
+    kunit_parser.py."""
+    core.out("==== harness unit tests ====")
+    proc = subprocess.run(["python3", "-m", "harness.unittests"], cwd=ctx.repo,
+                          env=dict(os.environ, SETFS_TREE=ctx.tree),
+                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True)
+    text = proc.stdout.rstrip("\n")
+    core.out(text)
+    last = text.splitlines()[-1] if text else ""
+    m = SUMMARY_RE.match(last)
+    p, f, s = (int(x) for x in m.groups()) if m else (0, 1, 0)
+    if not m:
+        core.out("harness unit tests: no summary line")
+    ctx.count(p, f, s)
+    return f == 0
+
+
+def cmd_test(ctx: core.Ctx) -> bool:
+    """CI's command: the harness checks, every test target, the user-space
+    harness and the series compile test; one summary line over all."""
+    from harness import check_patches     # its own module: the largest part
+
+    lists = target.lists()
+    if not ctx.arches_given and os.environ.get("SETFS_CI") == "1":
+        # .ci/run: test's targets whose record says ci = false stay out (a
+        # cold CI run has no time for their kernels); each counts as one
+        # skip, named.
+        ctx.arches = lists["ci"]
+        for t in lists["test"]:
+            if t not in lists["ci"]:
+                core.out(f"skipped target {t}: not in CI (ci = false in "
+                         f"targets/{t.removesuffix('+debug')}.toml): ./run.sh test runs it")
+                ctx.count(skipped=1)
+    elif not ctx.arches_given:
+        ctx.arches = lists["test"]
+
+    def check():
+        core.out("==== check-patches ====")
+        return check_patches.cmd_check_patches(ctx)
+
+    parts = (("selftest", lambda: cmd_selftest(ctx)), ("kunit", lambda: cmd_kunit(ctx)),
+             ("harness-tests", lambda: cmd_harness_tests(ctx)),
+             ("uharness", lambda: cmd_uharness(ctx)), ("check-patches", check))
+    good = True
+    ctx.part_times = []
+    for name, part in parts:
+        t0 = core.now()
+        good = part() and good
+        secs = core.elapsed(t0)
+        ctx.part_times.append((name, secs))
+        # bench cold sums them
+        core.out(f"test-time: {name} {secs:.1f}s")
+        core.out()
+    p, f, s = ctx.sums
+    core.out(f"test: {p} passed, {f} failed, {s} skipped")
+    return good
+
+
+# ---------------------------------------------------------------- export
+
+def fill_cover_letter(ctx, cover: str, text: str):
+    """The cover letter's subject and blurb come from DIR/cover-letter.txt
+    (first line: subject; after a blank line: the blurb)."""
+    if not os.path.isfile(text):
+        core.info(f"no {text}: the cover letter keeps git's placeholders")
+        return
+    subject, _, blurb = core.read(text).partition("\n\n")
+    letter = core.read(cover)
+    for placeholder in ("*** SUBJECT HERE ***", "*** BLURB HERE ***"):
+        if placeholder not in letter:
+            core.die(f"cannot fill in {cover}: no '{placeholder}'")
+    letter = letter.replace("*** SUBJECT HERE ***", subject.strip(), 1)
+    letter = letter.replace("*** BLURB HERE ***", blurb.strip("\n"), 1)
+    core.write(cover, letter)
+
+
+def export_dir(ctx, out: str, base: str, rng: str):
+    """RANGE of the tree as OUT's patches, with a cover letter (filled
+    from OUT/cover-letter.txt) and a series file."""
+    os.makedirs(out, exist_ok=True)
+    for f in os.listdir(out):
+        if f.endswith(".patch") or f == "series":
+            os.unlink(os.path.join(out, f))
+    if int(core.git(ctx.tree, "rev-list", "--count", rng)) > 0:
+        core.git(ctx.tree, "format-patch", "-q", "--cover-letter", f"--base={base}",
+                 "-o", out, rng)
+        fill_cover_letter(ctx, os.path.join(out, "0000-cover-letter.patch"),
+                          os.path.join(out, "cover-letter.txt"))
+        names = sorted(f for f in os.listdir(out)
+                       if re.match(r"^[0-9]{4}-.*\.patch$", f) and
+                       f != "0000-cover-letter.patch")
+        core.write(os.path.join(out, "series"), "".join(n + "\n" for n in names))
+    else:
+        core.write(os.path.join(out, "series"), "")
+
+
+def apply_to_check_tree(ctx, patches: List[str], why: str):
+    from harness import check_patches
+
+    check_patches.check_tree_reset(ctx)
+    ct = check_patches.check_tree(ctx)
+    for p in patches:
+        if not core.ok(["git", "-C", ct, "am", "--quiet", p]):
+            core.die(f"the exported {ctx.rel(p)} does not apply to the pristine tree{why}")
+    return ct
+
+
+def cmd_export(ctx: core.Ctx) -> bool:
+    """The commits on top of the pristine tree as kernel-patches/: the
+    fixes up to FIXES_TAG into kernel-patches/uaccess/, the rest into
+    kernel-patches/."""
+    t = ctx.tree
+    tag = tree.FIXES_TAG
+    if not os.path.isdir(os.path.join(t, ".git")):
+        core.die(f"no prepared tree at {t}: run './run.sh kunit' first")
+    pristine = core.git(t, "rev-parse", "pristine")
+    if core.git(t, "status", "--porcelain", "--untracked-files=no"):
+        core.die(f"the tree has uncommitted edits; commit them first (git -C {t} commit -a)")
+    # Without the tag, or with a history rewritten across it, the tree
+    # cannot be split into the two: stop before writing anything.
+    if not core.ok(["git", "-C", t, "rev-parse", "-q", "--verify", tag + "^{commit}"]):
+        core.die(f"the tree has no tag {tag} (the end of kernel-patches/uaccess/): it was "
+                 f"prepared by an older run.sh; export from it by hand (git -C {t} "
+                 "format-patch), then let './run.sh kunit' re-apply")
+    if not core.ok(["git", "-C", t, "merge-base", "--is-ancestor", pristine, tag]) or \
+            not core.ok(["git", "-C", t, "merge-base", "--is-ancestor", tag, "HEAD"]):
+        core.die(f"the tag {tag} (the end of kernel-patches/uaccess/) is not between "
+                 f"pristine and HEAD: a rebase moved the fixes; move the tag to their last "
+                 f"commit (git -C {t} tag -f {tag} COMMIT) and export again")
+    nf = int(core.git(t, "rev-list", "--count", f"{pristine}..{tag}"))
+    n = int(core.git(t, "rev-list", "--count", f"{tag}..HEAD"))
+    export_dir(ctx, tree.fixes_dir(ctx), pristine, f"{pristine}..{tag}")
+    export_dir(ctx, os.path.join(ctx.repo, "kernel-patches"), pristine, f"{tag}..HEAD")
+    # The procfs series does not need the fixes (checked below): its
+    # cover letter names the pristine tree alone as its base.
+    if n:
+        cover = os.path.join(ctx.repo, "kernel-patches", "0000-cover-letter.patch")
+        core.write(cover, "".join(line for line in core.read(cover).splitlines(True)
+                                  if not line.startswith("prerequisite-patch-id: ")))
+    apply_to_check_tree(ctx, tree.procfs_patches(ctx), " without kernel-patches/uaccess/")
+    # The series must rebuild exactly the tree it was exported from.
+    ct = apply_to_check_tree(ctx, tree.series_patches(ctx), "")
+    if core.git(ct, "rev-parse", "HEAD^{tree}") != core.git(t, "rev-parse", "HEAD^{tree}"):
+        core.die("export and series disagree: applying kernel-patches/ to the pristine tree "
+                 f"does not give {t}'s HEAD")
+    tree.state_write(ctx, tree.tarball_id(ctx), tree.series_id(ctx), tree.head(ctx))
+    core.info(f"exported {nf} patches to kernel-patches/uaccess/ and {n} to kernel-patches/ "
+              "(each with a series file); re-applied, same tree")
+    return True

@@ -1,0 +1,341 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What every part of the harness shares: the run's settings (Ctx), how it
+fails (die, usage_error), how it speaks (info), running commands with their
+output in a log, content digests for stamps, and the host's packages.
+
+Messages keep run.sh's prefix: the developer types ./run.sh, and a message
+names the command they typed, not this package.
+"""
+
+import dataclasses
+import hashlib
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from typing import Dict, List, Optional, Sequence
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Packages every run needs on the host; targets add their own (packages).
+HOST_PKGS = ("git make gcc flex bison bc libelf-dev libssl-dev cpio xz-utils "
+             "python3 ccache rsync kmod").split()
+
+# The user tests' soak (their options, see rootfs/init): "full" is
+# setfs_user's own defaults (100000 fuzz operations per case, 10000 race
+# iterations, 200 + 50 unload cycles), what "test" runs; "quick" a tenth
+# of each, the default of the edit-test loop ("kunit", "shell").
+SOAK_QUICK = ("setfs_fuzz_ops=10000 setfs_race_iterations=1000 "
+              "setfs_unload_cycles=20 setfs_unload_module_cycles=5")
+
+SOURCE_PKG = "linux-source-6.1"
+
+
+class Failure(Exception):
+    """run.sh: error: MESSAGE, exit status 1."""
+
+
+class UsageFailure(Exception):
+    """A usage error: the message and a pointer to --help, exit status 2."""
+
+
+class Exit(Exception):
+    """Leave with this exit status, everything already said."""
+
+    def __init__(self, status):
+        super().__init__(status)
+        self.status = status
+
+
+def die(msg: str):
+    raise Failure(msg)
+
+
+def usage_error(msg: str):
+    raise UsageFailure(msg)
+
+
+def info(msg: str):
+    out(f"run.sh: {msg}")
+
+
+def out(text: str = ""):
+    print(text, flush=True)
+
+
+def err(text: str):
+    sys.stdout.flush()
+    print(text, file=sys.stderr, flush=True)
+
+
+def ncpus() -> int:
+    """nproc: the CPUs this process may run on."""
+    return len(os.sched_getaffinity(0))
+
+
+def now() -> float:
+    return time.time()
+
+
+def elapsed(t0: float) -> float:
+    """Seconds since t0, to a tenth, as every time line prints them."""
+    return round(time.time() - t0, 1)
+
+
+@dataclasses.dataclass
+class Ctx:
+    """One run's settings: from the environment and the command line."""
+    repo: str = REPO
+    cache: str = ""
+    tarball: str = ""
+    jobs: int = 1
+    boot_timeout: int = 300
+    keep_tree: bool = False
+    soak: str = "quick"
+    filter: str = ""
+    debug: bool = False
+    arches: List[str] = dataclasses.field(default_factory=list)
+    arches_given: bool = False
+    bench_what: str = ""
+    # the closing line of "test": every part's counts added up
+    sums: List[int] = dataclasses.field(default_factory=lambda: [0, 0, 0])
+    # stage results, in the order they ran (the summary's "stage times")
+    timings: list = dataclasses.field(default_factory=list)
+    # test's parts: (name, seconds)
+    part_times: list = dataclasses.field(default_factory=list)
+    # the kunit command's stage results (bench cold reads them)
+    kunit_stages: list = dataclasses.field(default_factory=list)
+    # the cache lock's open file (harness/cli.py lock())
+    lock: object = None
+
+    @classmethod
+    def from_env(cls, environ=os.environ):
+        cache = environ.get("SETFS_CACHE") or os.path.join(
+            environ.get("XDG_CACHE_HOME") or os.path.join(
+                os.path.expanduser("~"), ".cache"), "setfs-probe")
+        jobs = environ.get("SETFS_JOBS") or str(ncpus())
+        return cls(cache=cache,
+                   tarball=environ.get("SETFS_TARBALL") or
+                   "/usr/src/linux-source-6.1.tar.xz",
+                   jobs=int(jobs) if jobs.isdigit() else 1,
+                   boot_timeout=environ.get("SETFS_TIMEOUT") or "300")
+
+    # the prepared kernel tree ($CACHE/linux; bench series points a copy
+    # of the context at the pristine worktree)
+    tree: str = ""
+
+    def __post_init__(self):
+        if not self.tree and self.cache:
+            self.tree = os.path.join(self.cache, "linux")
+
+    @property
+    def tree_state(self) -> str:
+        return os.path.join(self.cache, "tree.state")
+
+    def rel(self, path: str) -> str:
+        """PATH relative to the repository, as messages and digests name it."""
+        prefix = self.repo + "/"
+        return path[len(prefix):] if path.startswith(prefix) else path
+
+    def count(self, passed=0, failed=0, skipped=0):
+        self.sums[0] += passed
+        self.sums[1] += failed
+        self.sums[2] += skipped
+
+
+# --------------------------------------------------------------- commands
+
+def run(args: Sequence[str], *, cwd=None, env=None, log=None, append=False,
+        check=False, stdin=subprocess.DEVNULL, capture=False, text=True):
+    """Run ARGS; its output to LOG (a path) or captured or inherited.
+    Returns the CompletedProcess; check=True raises Failure on non-zero."""
+    full_env = None
+    if env:
+        full_env = dict(os.environ)
+        full_env.update(env)
+    kwargs = dict(cwd=cwd, env=full_env, stdin=stdin, text=text)
+    if shutil.which(args[0]) is None and os.sep not in args[0]:
+        die(f"{args[0]}: command not found")
+    if log is not None:
+        with open(log, "a" if append else "w") as fh:
+            proc = subprocess.run(args, stdout=fh, stderr=subprocess.STDOUT, **kwargs)
+    elif capture:
+        proc = subprocess.run(args, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, **kwargs)
+    else:
+        sys.stdout.flush()
+        proc = subprocess.run(args, **kwargs)
+    if check and proc.returncode != 0:
+        die(f"{shlex.join(args)} failed (exit {proc.returncode})")
+    return proc
+
+
+def output(args: Sequence[str], *, cwd=None, env=None, check=True,
+           stderr_too=False) -> str:
+    """ARGS' standard output (and error, with stderr_too), without the
+    last newline; a failure raises Failure naming the command, with check."""
+    full_env = None
+    if env:
+        full_env = dict(os.environ)
+        full_env.update(env)
+    if shutil.which(args[0]) is None and os.sep not in args[0]:
+        if not check:
+            return ""
+        die(f"{args[0]}: command not found")
+    proc = subprocess.run(args, cwd=cwd, env=full_env, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT if stderr_too else subprocess.PIPE,
+                          text=True, errors="replace")
+    if check and proc.returncode != 0:
+        msg = (proc.stderr or proc.stdout or "").strip()
+        die(f"{shlex.join(args)} failed (exit {proc.returncode})" +
+            (f": {msg}" if msg else ""))
+    return proc.stdout[:-1] if proc.stdout.endswith("\n") else proc.stdout
+
+
+def ok(args: Sequence[str], *, cwd=None) -> bool:
+    """Whether ARGS exits 0 (its output discarded)."""
+    if shutil.which(args[0]) is None and os.sep not in args[0]:
+        return False
+    return subprocess.run(args, cwd=cwd, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 0
+
+
+def git(repo: str, *args, check=True) -> str:
+    return output(["git", "-C", repo, *args], check=check)
+
+
+def tail(path: str, n: int = 40) -> List[str]:
+    try:
+        with open(path, errors="replace") as fh:
+            return [line.rstrip("\n") for line in fh.readlines()[-n:]]
+    except OSError:
+        return []
+
+
+def tail_to_stderr(path: str, n: int = 40):
+    for line in tail(path, n):
+        err(line)
+
+
+def read(path: str, default: Optional[str] = None) -> str:
+    try:
+        with open(path, errors="replace") as fh:
+            return fh.read()
+    except OSError:
+        if default is None:
+            raise
+        return default
+
+
+def write(path: str, text: str):
+    with open(path, "w") as fh:
+        fh.write(text)
+
+
+# ---------------------------------------------------------------- digests
+
+def _feed(h, ctx_repo: str, path: str):
+    prefix = ctx_repo + "/"
+    name = path[len(prefix):] if path.startswith(prefix) else path
+    h.update(name.encode() + b"\n")
+    with open(path, "rb") as fh:
+        h.update(fh.read())
+
+
+def hash_files(repo: str, paths: Sequence[str]) -> str:
+    """One digest over the files' names (relative to REPO) and contents."""
+    h = hashlib.sha256()
+    for p in paths:
+        _feed(h, repo, p)
+    return h.hexdigest()
+
+
+# Build products that a synced source directory also holds.
+_BUILT = (".o", ".ko", ".cmd", ".mod", ".mod.c")
+_BUILT_NAMES = ("modules.order", "Module.symvers")
+
+
+def hash_dir_files(repo: str, paths: Sequence[str]) -> str:
+    """One digest over every source file under PATHS (a file stands for
+    itself), sorted byte-wise per path in the order given: sorting all the
+    absolute paths together would order the repo's files and the tree's
+    by where the repo is, and a copy of the repo would get other keys."""
+    h = hashlib.sha256()
+    for top in paths:
+        # find TOP -type f: regular files, no symbolic links followed
+        candidates = [top] if not os.path.isdir(top) else [
+            os.path.join(dirpath, f)
+            for dirpath, _dirs, files in os.walk(top) for f in files]
+        found = [p for p in candidates
+                 if os.path.isfile(p) and not os.path.islink(p) and
+                 not p.endswith(_BUILT) and os.path.basename(p) not in _BUILT_NAMES]
+        for path in sorted(found, key=os.fsencode):
+            _feed(h, repo, path)
+    return h.hexdigest()
+
+
+def hash_text(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def stamp_ok(path: str, key: str) -> bool:
+    try:
+        with open(path) as fh:
+            return fh.read().rstrip("\n") == key
+    except OSError:
+        return False
+
+
+def write_stamp(path: str, key: str):
+    write(path, key + "\n")
+
+
+# --------------------------------------------------------------- packages
+
+def _installed(pkg: str) -> bool:
+    proc = subprocess.run(["dpkg-query", "-W", "-f=${Status}", pkg],
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          text=True)
+    return "install ok installed" in proc.stdout
+
+
+def ensure_pkgs(ctx: Ctx, pkgs: Sequence[str]):
+    """Install what is missing, or say which cannot be had."""
+    missing = [p for p in pkgs if not _installed(p)]
+    if not missing:
+        return
+    names = " ".join(missing)
+    if os.getuid() != 0:
+        die(f"missing packages: {names} (install them: sudo apt-get install {names})")
+    info(f"installing {names}")
+    log = os.path.join(ctx.cache, "apt.log")
+    env = {"DEBIAN_FRONTEND": "noninteractive"}
+    cmd = ["apt-get", "install", "-y", "--no-install-recommends", *missing]
+    if run(cmd, env=env, log=log).returncode != 0:
+        run(["apt-get", "update"], log=log, append=True)
+        if run(cmd, env=env, log=log, append=True).returncode != 0:
+            tail_to_stderr(log, 20)
+            die(f"cannot install packages: {names} (apt log: {log})")
+
+
+def ensure_pkgs_soft(ctx: Ctx, pkgs: Sequence[str]):
+    """Like ensure_pkgs, quietly: a package that cannot be installed is
+    left for the caller to notice."""
+    missing = [p for p in pkgs if not _installed(p)]
+    if not missing or os.getuid() != 0:
+        return
+    log = os.path.join(ctx.cache, "apt.log")
+    run(["apt-get", "install", "-y", "--no-install-recommends", *missing],
+        env={"DEBIAN_FRONTEND": "noninteractive"}, log=log)
+
+
+def gcc_version(cross: str) -> str:
+    return output([f"{cross}gcc", "-dumpfullversion"])
+
+
+def env_dict() -> Dict[str, str]:
+    return dict(os.environ)

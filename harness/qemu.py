@@ -1,0 +1,166 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Booting a target: the accelerator, the firmware, QEMU's command line,
+and the guests, which run in the background side by side (timeout(1)
+around QEMU: killing it kills QEMU).  stop_all() leaves none behind, on
+exit or Ctrl-C.
+"""
+
+import dataclasses
+import glob
+import os
+import shutil
+import subprocess
+from typing import List, Optional
+
+from harness import core, stage
+from harness.kinds import kind_of
+from harness.target import Target
+
+_RUNNING: List[subprocess.Popen] = []
+
+
+def stop_all(ctx: Optional[core.Ctx] = None):
+    """Kill every guest still running, and remove half-written files."""
+    for p in _RUNNING:
+        if p.poll() is None:
+            p.terminate()
+    for p in _RUNNING:
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+    _RUNNING.clear()
+    if ctx is not None:
+        for path in glob.glob(os.path.join(ctx.cache, "work", "*", "initramfs.cpio.new")) + \
+                glob.glob(os.path.join(ctx.cache, "work", "*", "dracut-tmp")) + \
+                [os.path.join(ctx.cache, "extract.tmp")]:
+            if os.path.isdir(path):
+                shutil.rmtree(path, ignore_errors=True)
+            elif os.path.lexists(path):
+                os.unlink(path)
+
+
+def accel(ctx: core.Ctx, t: Target) -> str:
+    """KVM only when the guest matches the host and a short boot proves it
+    works; nested KVM here exists but hangs, so the answer is cached."""
+    want = os.environ.get("SETFS_ACCEL") or "auto"
+    if want in ("tcg", "kvm"):
+        return want
+    if want != "auto":
+        core.die(f"SETFS_ACCEL must be tcg, kvm or auto, not '{want}'")
+    # KVM runs a guest of the host's own architecture.  Compare Debian's
+    # names for both: Linux's ARCH (powerpc, arm64) is not uname -m's
+    # (ppc64le, aarch64), and the record keeps them apart.
+    if t.deb_arch != core.output(["dpkg", "--print-architecture"]) or \
+            not os.access("/dev/kvm", os.W_OK):
+        return "tcg"
+    cachef = os.path.join(ctx.cache, f"kvm.{t.name}")
+    if not os.path.isfile(cachef):
+        probe_log = os.path.join(t.work, "kvm-probe.log")
+        os.makedirs(t.work, exist_ok=True)
+        # in _RUNNING, so that an interrupt stops it too
+        proc = subprocess.Popen(["timeout", "-k", "2", "15", t.qemu, "-accel", "kvm",
+                                 *t.rec.qemu["args"], "-m", "256", "-nodefaults",
+                                 "-display", "none", "-no-reboot", "-serial",
+                                 f"file:{probe_log}", "-kernel", kind_of(ctx, t).image(),
+                                 "-append", f"console={t.rec.qemu['console']} panic=-1"],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        _RUNNING.append(proc)
+        works = proc.wait() == 0 and "Kernel panic" in core.read(probe_log, "")
+        core.write(cachef, ("kvm" if works else "tcg") + "\n")
+    return core.read(cachef).strip()
+
+
+def check_firmware(t: Target):
+    """The firmware a target's QEMU arguments name must exist: say which
+    package has it rather than let QEMU fail on it."""
+    fw = t.rec.qemu["firmware"]
+    if not fw:
+        return
+    for d in ("/usr/share/qemu", "/usr/share/seabios", "/usr/lib/ipxe/qemu"):
+        if os.path.isfile(os.path.join(d, fw)):
+            return
+    core.die(f"{t.name}: QEMU firmware {fw} not found in /usr/share/qemu "
+             "(Debian package qemu-system-data)")
+
+
+def command(ctx: core.Ctx, t: Target, mode: str, acc: str) -> List[str]:
+    """QEMU's command line for MODE (test, shell, bench, series)."""
+    kind = kind_of(ctx, t)
+    kernel = kind.image()
+    if not os.path.isfile(kernel):
+        core.die(f"{t.name}: no kernel image {kernel}")
+    extra = kind.qemu(mode)
+    # The record's arguments after the defaults: they may override them.
+    return [t.qemu, "-accel", acc, "-m", "512", "-smp", "2", "-nodefaults",
+            "-display", "none", "-no-reboot", *t.rec.qemu["args"], "-kernel", kernel,
+            *extra]
+
+
+def shell(ctx: core.Ctx, t: Target) -> int:
+    check_firmware(t)
+    acc = accel(ctx, t)
+    cmd = command(ctx, t, "shell", acc)
+    core.info(f"booting {t.name} ({acc}); leave the shell with 'exit' or Ctrl-A x")
+    return subprocess.run(cmd + ["-serial", "mon:stdio"]).returncode
+
+
+@dataclasses.dataclass
+class Guest:
+    """A guest running in the background, and how it ended."""
+    target: Target
+    proc: subprocess.Popen
+    t0: float
+    console: str
+    accel: str
+    seconds: float = 0.0
+    error: str = ""
+
+
+def start(ctx: core.Ctx, t: Target, mode: str = "test", console: str = "") -> Guest:
+    """Start T's guest in the background; finish() waits for it."""
+    check_firmware(t)
+    acc = accel(ctx, t)
+    cmd = command(ctx, t, mode, acc)
+    log = console or os.path.join(t.work, "console.log")
+    if os.path.lexists(log):
+        os.unlink(log)
+    if mode == "test":
+        core.info(f"booting {t.name} ({acc}, timeout {ctx.boot_timeout}s, console: {log})")
+    t0 = core.now()
+    with open(os.path.join(t.work, "qemu.log"), "w") as qlog:
+        proc = subprocess.Popen(["timeout", "-k", "5", str(ctx.boot_timeout), *cmd,
+                                 "-serial", f"file:{log}"], stdin=subprocess.DEVNULL,
+                                stdout=qlog, stderr=subprocess.STDOUT)
+    _RUNNING.append(proc)
+    core.write(os.path.join(t.work, "accel"), acc + "\n")
+    return Guest(t, proc, t0, log, acc)
+
+
+def finish(ctx: core.Ctx, g: Guest, record: bool = True) -> Guest:
+    """Wait for G; g.error says why it failed (the console's last lines
+    are printed), empty when it powered off by itself in time."""
+    rc = g.proc.wait()
+    # The guest's last console write is when it powered off.
+    try:
+        end = os.stat(g.console).st_mtime
+    except OSError:
+        end = core.now()
+    g.seconds = round(end - g.t0, 1)
+    if record:
+        stage.record(ctx, "boot+tests", g.accel, g.seconds, g.target.name)
+    if rc in (124, 137):
+        failure(g, f"the guest did not finish within {ctx.boot_timeout}s (hang?)")
+    elif rc != 0:
+        for line in core.read(os.path.join(g.target.work, "qemu.log"), "").splitlines():
+            core.err(line)
+        failure(g, f"QEMU exited with status {rc}")
+    return g
+
+
+def failure(g: Guest, msg: str):
+    core.err(f"---- last 40 console lines ({g.console}) ----")
+    core.tail_to_stderr(g.console, 40)
+    core.err(f"run.sh: error: {g.target.name}: {msg}")
+    g.error = msg

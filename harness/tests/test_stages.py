@@ -1,0 +1,244 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The harness's parts that need no kernel: digests (the stamps of a
+warm cache must keep their keys), the stage abstraction, the command
+line, the targets' paths and the kinds' QEMU command lines."""
+
+import contextlib
+import io
+import os
+import subprocess
+import tempfile
+import unittest
+
+from harness import build, cli, core, kinds, stage, target
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# What run.sh's bash computed for stamps (the keys of every cache built
+# before the harness was Python): find | sort | cat | sha256sum.
+BASH_HASH_DIRS = r'''
+for d in "$@"; do
+	find "$d" -type f ! -name '*.o' ! -name '*.ko' ! -name '*.cmd' \
+		! -name '*.mod' ! -name '*.mod.c' ! -name 'modules.order' \
+		! -name 'Module.symvers' -print | LC_ALL=C sort
+done | while read -r f; do
+	printf '%s\n' "${f#"$REPO"/}"
+	cat "$f"
+done | sha256sum | cut -d' ' -f1
+'''
+
+
+def quiet():
+    return contextlib.redirect_stdout(io.StringIO())
+
+
+class Digests(unittest.TestCase):
+    def test_hash_dir_files_is_bash_s(self):
+        with tempfile.TemporaryDirectory() as repo:
+            def put(rel, text):
+                path = os.path.join(repo, rel)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "w") as f:
+                    f.write(text)
+            put("Kbuild", "obj-m += a/\n")
+            put("a/B.c", "upper\n")
+            put("a/a.c", "lower\n")
+            put("a/_x.h", "underscore\n")
+            put("a/sub/z.c", "deeper\n")
+            put("a/x.o", "object: not a source\n")
+            put("a/x.mod.c", "generated\n")
+            put("a/modules.order", "built\n")
+            os.symlink("a.c", os.path.join(repo, "a", "link.c"))
+            dirs = [os.path.join(repo, "Kbuild"), os.path.join(repo, "a")]
+            want = subprocess.run(["bash", "-c", BASH_HASH_DIRS, "-", *dirs],
+                                  env=dict(os.environ, REPO=repo), capture_output=True,
+                                  text=True, check=True).stdout.strip()
+            self.assertEqual(core.hash_dir_files(repo, dirs), want)
+            # a built product changes nothing, a source does
+            put("a/y.ko", "module\n")
+            self.assertEqual(core.hash_dir_files(repo, dirs), want)
+            put("a/sub/z.c", "changed\n")
+            self.assertNotEqual(core.hash_dir_files(repo, dirs), want)
+
+    def test_hash_files_names_relative_to_the_repo(self):
+        with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+            for d in (a, b):
+                with open(os.path.join(d, "f"), "w") as f:
+                    f.write("same\n")
+            self.assertEqual(core.hash_files(a, [os.path.join(a, "f")]),
+                             core.hash_files(b, [os.path.join(b, "f")]))
+            self.assertNotEqual(core.hash_files(a, [os.path.join(a, "f")]),
+                                core.hash_files(a, [os.path.join(b, "f")]))
+
+
+class Stages(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.ctx = core.Ctx(cache=self.dir.name)
+        self.stamp = os.path.join(self.dir.name, "work", "stamp.x")
+        self.out = os.path.join(self.dir.name, "out")
+        self.runs = 0
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def body(self):
+        self.runs += 1
+        core.write(self.out, "built\n")
+        return "built"
+
+    def run_stage(self, key, keyed=True):
+        with quiet() as out:
+            res = stage.Stage(self.ctx, "x", key=key, stamp=self.stamp, outputs=[self.out],
+                              target="t", keyed=keyed).run(self.body)
+        return res, out.getvalue()
+
+    def test_up_to_date_only_with_the_same_key_and_outputs(self):
+        res, text = self.run_stage("k1")
+        self.assertEqual((res.status, res.note, self.runs), ("ran", "built", 1))
+        self.assertRegex(text, r"^    x                      +\d+\.\ds  built\n$")
+        res, _ = self.run_stage("k1")
+        self.assertEqual((res.status, self.runs), ("up to date", 1))
+        res, _ = self.run_stage("k2")
+        self.assertEqual((res.status, self.runs), ("ran", 2))
+        os.unlink(self.out)
+        res, _ = self.run_stage("k2")
+        self.assertEqual((res.status, self.runs), ("ran", 3))
+        # --keep-tree: no key, make decides
+        res, _ = self.run_stage("k2", keyed=False)
+        self.assertEqual((res.status, self.runs), ("ran", 4))
+        self.assertEqual([r.status for r in self.ctx.timings],
+                         ["ran", "up to date", "ran", "ran", "ran"])
+
+    def test_a_failed_body_leaves_no_stamp(self):
+        self.run_stage("k1")
+
+        def fails():
+            raise stage.StageFailed("broken", None)
+        with quiet(), self.assertRaises(core.Failure):
+            stage.Stage(self.ctx, "x", key="k2", stamp=self.stamp).run(fails)
+        self.assertFalse(os.path.exists(self.stamp))
+
+    def test_run_logged_names_the_log_and_shows_its_tail(self):
+        log = os.path.join(self.dir.name, "x.log")
+        with self.assertRaises(stage.StageFailed) as cm:
+            stage.run_logged(["sh", "-c", "seq 1 50; exit 3"], log, "it failed", lines=5,
+                             header=True)
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            cm.exception.show_log()
+        self.assertEqual(err.getvalue().splitlines(),
+                         [f"---- last 5 lines of {log} ----", "46", "47", "48", "49", "50"])
+
+
+class CommandLine(unittest.TestCase):
+    def parse(self, *argv):
+        ctx = core.Ctx(cache="/nonexistent")
+        return cli.parse(list(argv), ctx, target.lists()), ctx
+
+    def test_defaults(self):
+        cmd, ctx = self.parse("kunit")
+        self.assertEqual((cmd, ctx.arches, ctx.soak, ctx.filter),
+                         ("kunit", target.lists()["default"], "quick", ""))
+        cmd, ctx = self.parse("test")
+        self.assertEqual(ctx.soak, "full")
+
+    def test_debug_and_globs(self):
+        _, ctx = self.parse("kunit", "--debug", "--arch=x86_64,ppc64le", "setfs_proc",
+                            "setfs_sysctl.*")
+        self.assertEqual(ctx.arches, ["x86_64+debug", "ppc64le+debug"])
+        self.assertEqual(ctx.filter, "setfs_proc,setfs_sysctl.*")
+
+    def test_usage_errors(self):
+        for argv, msg in ((["kunit", "--timeout", "00"], "--timeout takes seconds"),
+                          (["kunit", "--timeout", "５"], "--timeout takes seconds"),
+                          (["kunit", "--arch"], "--arch needs a value"),
+                          (["kunit", "a" * 128], "longer than 127"),
+                          (["bench", "cold", "extra"], "unexpected argument 'extra'")):
+            with self.subTest(argv=argv), self.assertRaisesRegex(core.UsageFailure, msg):
+                self.parse(*argv)
+
+
+class Targets(unittest.TestCase):
+    def test_paths(self):
+        ctx = core.Ctx(repo=TOP, cache="/c")
+        la57 = target.load(ctx, "x86_64-la57")
+        # boots x86_64's kernel, keeps its own work directory
+        self.assertEqual((la57.work, la57.build, la57.kwork, la57.kowner),
+                         ("/c/work/x86_64-la57", "/c/build/x86_64", "/c/work/x86_64",
+                          "x86_64"))
+        dbg = target.load(ctx, "x86_64-la57+debug")
+        self.assertEqual((dbg.work, dbg.build, dbg.kowner),
+                         ("/c/work/x86_64-la57-debug", "/c/build/x86_64-la57-debug", ""))
+        # run.sh's order: base.config, the kind's, the record's, .kunitconfig,
+        # then debug.config and the record's debug fragments (later wins)
+        x = target.load(ctx, "x86_64+debug")
+        self.assertEqual([os.path.relpath(f, TOP)
+                          for f in kinds.kind_of(ctx, x).fragments()],
+                         ["config/base.config", "config/procfs.config",
+                          "config/selftests.config", "config/procread.config",
+                          "config/x86_64.config", "config/x86_64-5level.config",
+                          "kunit/.kunitconfig", "config/debug.config",
+                          "config/debug-x86_64.config"])
+
+    def test_unknown_is_a_usage_error(self):
+        with self.assertRaisesRegex(core.UsageFailure, "unknown target 'nosuch'"):
+            target.load(core.Ctx(cache="/c"), "nosuch")
+
+
+class Kinds(unittest.TestCase):
+    def test_tree_cmdline(self):
+        ctx = core.Ctx(cache="/c", filter="setfs_proc", soak="quick")
+        t = target.load(ctx, "x86_64-debian")
+        args = kinds.kind_of(ctx, t).qemu("test")
+        self.assertEqual(args[:2], ["-initrd", "/c/work/x86_64-debian/initramfs.cpio"])
+        self.assertEqual(args[3].split(), [
+            "console=ttyS0", "panic=-1", "profile=2", "setfs_load=modprobe",
+            "setfs_series=none", "setfs_mode=test", "setfs_halt=reboot",
+            "setfs_target=x86_64-debian", "setfs_paging=4-level",
+            "setfs_task_size_max=0x7ffffffff000", "setfs_filter=setfs_proc",
+            *core.SOAK_QUICK.split()])
+
+    def test_builtin_runs_only_tests(self):
+        ctx = core.Ctx(cache="/c")
+        k = kinds.kind_of(ctx, target.load(ctx, "riscv64-nommu"))
+        self.assertEqual(k.qemu("test"),
+                         ["-append", "console=ttyS0 panic=-1 kunit_shutdown=poweroff"])
+        with self.assertRaisesRegex(core.Failure, "has no user space"):
+            k.qemu("shell")
+
+    def test_kunit_suites(self):
+        """The names the distro guest skips: every suite of kunit/, as the
+        grep run.sh used to run found them."""
+        old = subprocess.run(
+            "grep -h -A1 'struct kunit_suite' kunit/*.c | "
+            "sed -n 's/.*\\.name = \"\\(setfs_[a-z_]*\\)\".*/\\1/p' | LC_ALL=C sort",
+            shell=True, cwd=TOP, capture_output=True, text=True, check=True).stdout.split()
+        new = kinds.kunit_suites(core.Ctx(repo=TOP))
+        self.assertGreater(len(new), 5)
+        self.assertEqual(new, old)
+
+
+class Config(unittest.TestCase):
+    def test_verify_config_names_what_olddefconfig_dropped(self):
+        with tempfile.TemporaryDirectory() as d:
+            a, b, cfg = (os.path.join(d, n) for n in ("a.config", "b.config", ".config"))
+            core.write(a, "CONFIG_A=y\nCONFIG_B=y\n# CONFIG_C is not set\n# comment\n")
+            core.write(b, "# CONFIG_B is not set\nCONFIG_D=m\n")
+            ctx = core.Ctx(repo=d, cache=d)
+            t = target.load(ctx, "x86_64")
+            core.write(cfg, "CONFIG_A=y\n# CONFIG_B is not set\nCONFIG_D=m\n")
+            build.verify_config(ctx, t, cfg, [a, b])       # B: b.config wins
+            core.write(cfg, "CONFIG_A=y\nCONFIG_B=y\nCONFIG_C=y\nCONFIG_D=y\n")
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), \
+                    self.assertRaisesRegex(core.Failure, "olddefconfig dropped"):
+                build.verify_config(ctx, t, cfg, [a, b])
+            self.assertEqual(sorted(err.getvalue().split("\n")[:-1]),
+                             ["  # CONFIG_B is not set (b.config)",
+                              "  # CONFIG_C is not set (a.config)",
+                              "  CONFIG_D=m (b.config)"])
+
+
+if __name__ == "__main__":
+    unittest.main()

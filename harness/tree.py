@@ -1,0 +1,242 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The kernel tree in the cache: Debian's linux-source-6.1 tarball,
+extracted and committed as "pristine", with the two series of
+kernel-patches/ applied by git am.  A tree that holds work not in
+kernel-patches/ (commits after the series, edits, untracked files) is
+never discarded: the run stops and says how to keep it.
+
+Two series go into the tree, in this order:
+  kernel-patches/uaccess/  fixes to ARM and riscv user copies that the
+                           armv7 and riscv64 guests found; the tag
+                           FIXES_TAG marks their last commit;
+  kernel-patches/          the procfs series.
+They touch different files; export writes each back to its directory.
+"""
+
+import os
+import shutil
+import subprocess
+from typing import List
+
+from harness import core, stage
+
+FIXES_TAG = "setfs-uaccess-fixes"
+
+
+def fixes_dir(ctx) -> str:
+    return os.path.join(ctx.repo, "kernel-patches", "uaccess")
+
+
+def patches_in(ctx: core.Ctx, d: str) -> List[str]:
+    """The patches of one directory: D/series if present, else D/*.patch in
+    name order, the cover letter excepted.  Nothing for a missing D."""
+    if not os.path.isdir(d):
+        return []
+    series = os.path.join(d, "series")
+    if os.path.isfile(series):
+        out = []
+        with open(series) as fh:
+            for line in fh:
+                p = line.strip()
+                if not p or p.startswith("#"):
+                    continue
+                if not os.path.isfile(os.path.join(d, p)):
+                    core.die(f"{ctx.rel(d)}/series names {p}, which does not exist")
+                out.append(os.path.join(d, p))
+        return out
+    return [os.path.join(d, p) for p in sorted(os.listdir(d))
+            if p.endswith(".patch") and p != "0000-cover-letter.patch" and
+            os.path.isfile(os.path.join(d, p))]
+
+
+def fixes_patches(ctx) -> List[str]:
+    return patches_in(ctx, fixes_dir(ctx))
+
+
+def procfs_patches(ctx) -> List[str]:
+    return patches_in(ctx, os.path.join(ctx.repo, "kernel-patches"))
+
+
+def series_patches(ctx) -> List[str]:
+    """Every patch, in the order apply_series applies them."""
+    return fixes_patches(ctx) + procfs_patches(ctx)
+
+
+def series_id(ctx) -> str:
+    patches = series_patches(ctx)
+    return core.hash_files(ctx.repo, patches) if patches else "empty"
+
+
+def tarball_id(ctx) -> str:
+    ver = core.output(["dpkg-query", "-W", "-f=${Version}", core.SOURCE_PKG],
+                      check=False) or "unknown"
+    st = os.stat(ctx.tarball)
+    return f"{ver} {st.st_size} {int(st.st_mtime)}"
+
+
+def state_get(ctx, key: str) -> str:
+    for line in core.read(ctx.tree_state, "").splitlines():
+        if line.startswith(key + "="):
+            return line[len(key) + 1:]
+    return ""
+
+
+def state_write(ctx, tarball: str, series: str, applied: str):
+    core.write(ctx.tree_state + ".new",
+               f"tarball={tarball}\nseries={series}\napplied={applied}\n")
+    os.replace(ctx.tree_state + ".new", ctx.tree_state)
+
+
+def head(ctx, rev: str = "HEAD") -> str:
+    return core.git(ctx.tree, "rev-parse", rev)
+
+
+def tree_unexported(ctx) -> str:
+    """What in the tree is not in kernel-patches/: commits after the
+    applied series, edits to tracked files, files that are not tracked.
+    A description; empty when the tree holds only what the series made."""
+    lines = []
+    applied = state_get(ctx, "applied")
+    if not applied or not core.ok(["git", "-C", ctx.tree, "rev-parse", "-q",
+                                   "--verify", applied + "^{commit}"]):
+        lines.append(f"the tree has no record of which series it holds ({ctx.tree_state})")
+    elif core.git(ctx.tree, "rev-list", "-n", "1", f"{applied}..HEAD"):
+        lines.append(f"commits after the applied series ({applied}):")
+        lines += core.git(ctx.tree, "log", "--oneline", f"{applied}..HEAD").splitlines()[:20]
+    status = core.output(["git", "-C", ctx.tree, "status", "--porcelain", "--ignored"],
+                         check=False, stderr_too=True).splitlines()[:20]
+    if status:
+        lines.append("uncommitted or untracked files:")
+        lines += status
+    return "\n".join(lines)
+
+
+def refuse_to_discard(ctx, what: str):
+    core.err(f"""run.sh: error: the kernel tree {ctx.tree} holds work that is not in kernel-patches/:
+{what}
+
+Nothing was changed.  Either
+  - export it: commit your edits in {ctx.tree}, then run './run.sh export';
+  - test it as it is: add --keep-tree;
+  - or discard it: git -C {ctx.tree} reset --hard {state_get(ctx, "applied")}; git -C {ctx.tree} clean -fdx""")
+    raise core.Exit(1)
+
+
+def am_series(ctx, pristine: str, tid: str, patches: List[str]):
+    """git am each patch on the tree; on failure, back to PRISTINE and stop
+    naming the patch."""
+    for p in patches:
+        proc = subprocess.run(["git", "-C", ctx.tree, "am", "--quiet", p],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True)
+        if proc.returncode != 0:
+            core.ok(["git", "-C", ctx.tree, "am", "--abort"])
+            core.git(ctx.tree, "reset", "-q", "--hard", pristine)
+            state_write(ctx, tid, "failed", pristine)
+            why = "\n".join(line for line in proc.stdout.rstrip("\n").split("\n")
+                            if not line.startswith(("hint:", "When you have",
+                                                    "If you prefer", "To restore")))
+            core.die(f"patch {ctx.rel(p)} does not apply to the pristine tree:\n{why}")
+
+
+def apply_series(ctx, pristine: str, tid: str):
+    core.git(ctx.tree, "reset", "-q", "--hard", pristine)
+    am_series(ctx, pristine, tid, fixes_patches(ctx))
+    core.git(ctx.tree, "tag", "-f", FIXES_TAG)
+    am_series(ctx, pristine, tid, procfs_patches(ctx))
+    state_write(ctx, tid, series_id(ctx), head(ctx))
+
+
+def extract_tree(ctx, tid: str):
+    ver = tid.split(" ", 1)[0]
+    core.info(f"extracting {ctx.tarball} ({core.SOURCE_PKG} {ver}) into {ctx.tree}")
+    tmp = os.path.join(ctx.cache, "extract.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    core.run(["tar", "-C", tmp, "-xf", ctx.tarball], check=True)
+    src = os.path.join(tmp, "linux-source-6.1")
+    if not os.path.isdir(src):
+        core.die(f"{ctx.tarball} has no linux-source-6.1/ directory")
+    os.rename(src, ctx.tree)
+    os.rmdir(tmp)
+    core.info("committing the pristine tree")
+    core.git(ctx.tree, "init", "-q", "-b", "setfs")
+    # Debian's top-level .gitignore ignores everything ("/*"): force.
+    core.git(ctx.tree, "add", "-f", "-A", ".")
+    core.git(ctx.tree, "commit", "-q", "-m", f"Debian {core.SOURCE_PKG} {ver} (pristine)",
+             "-m", f"Extracted from {ctx.tarball} by setfs-probe's run.sh.")
+    core.git(ctx.tree, "tag", "-f", "pristine")
+
+
+def prepare_tree(ctx) -> stage.StageResult:
+    """The tree with kernel-patches/ applied (or as it is: --keep-tree)."""
+    t0 = core.now()
+    if not os.path.isfile(ctx.tarball):
+        core.ensure_pkgs(ctx, [core.SOURCE_PKG])
+    if not os.path.isfile(ctx.tarball):
+        core.die(f"{ctx.tarball} is missing after installing {core.SOURCE_PKG}")
+    tid = tarball_id(ctx)
+    sid = series_id(ctx)
+    git_dir = os.path.isdir(os.path.join(ctx.tree, ".git"))
+
+    if ctx.keep_tree:
+        if not git_dir:
+            core.die(f"--keep-tree: there is no prepared tree at {ctx.tree} yet")
+        return stage.record(ctx, "prepare", "kept as it is (--keep-tree)",
+                            core.elapsed(t0), status="up to date")
+
+    if git_dir and state_get(ctx, "tarball") == tid:
+        dirty = tree_unexported(ctx)
+        if not dirty and state_get(ctx, "series") == sid and \
+                head(ctx) == state_get(ctx, "applied"):
+            return stage.record(ctx, "prepare", "up to date", core.elapsed(t0),
+                                status="up to date")
+        if dirty:
+            refuse_to_discard(ctx, dirty)
+        core.info("re-applying kernel-patches/ on the pristine tree")
+        apply_series(ctx, head(ctx, "pristine"), tid)
+        return stage.record(ctx, "prepare", "series re-applied", core.elapsed(t0))
+
+    if os.path.lexists(ctx.tree):
+        if git_dir:
+            dirty = tree_unexported(ctx)
+            if dirty:
+                refuse_to_discard(ctx, dirty)
+            core.info(f"{ctx.tarball} changed: replacing the tree")
+        shutil.rmtree(ctx.tree)
+    os.makedirs(ctx.cache, exist_ok=True)
+    extract_tree(ctx, tid)
+    apply_series(ctx, head(ctx, "pristine"), tid)
+    n = core.git(ctx.tree, "rev-list", "--count", "pristine..HEAD")
+    return stage.record(ctx, "prepare", f"extracted, {n} patches applied",
+                        core.elapsed(t0))
+
+
+def tree_id(ctx) -> str:
+    """A digest of the tree's state for build stamps.  Empty when the tree
+    is used as it is (--keep-tree): then make decides what to rebuild."""
+    return "" if ctx.keep_tree else head(ctx)
+
+
+def worktree_at(ctx, d: str, rev: str, mode: str):
+    """D, a worktree of the tree, checked out at REV (added if missing).
+    A D that is not such a worktree is refused, not wiped.  Local changes
+    in D are refused (mode "keep") or, where the harness owns D and made
+    them, discarded ("discard"; untracked files stay)."""
+    commit = core.git(ctx.tree, "rev-parse", rev + "^{commit}")
+    core.git(ctx.tree, "worktree", "prune")
+    if os.path.lexists(d):
+        listed = core.git(ctx.tree, "worktree", "list", "--porcelain").splitlines()
+        if f"worktree {d}" not in listed:
+            core.die(f"{d} exists but is not a worktree of {ctx.tree}: move it away")
+    else:
+        core.info(f"checking out {rev} of the tree in {d}")
+        os.makedirs(os.path.dirname(d), exist_ok=True)
+        if not core.ok(["git", "-C", ctx.tree, "worktree", "add", "-q", "--detach", d, commit]):
+            core.die(f"cannot add a worktree at {d}")
+        return
+    if mode == "keep" and core.git(d, "status", "--porcelain"):
+        core.die(f"{d} has local changes: commit or remove them first")
+    if core.git(d, "rev-parse", "HEAD") != commit and \
+            not core.ok(["git", "-C", d, "checkout", "-q", "-f", "--detach", commit]):
+        core.die(f"cannot check out {rev} of the tree in {d}")
