@@ -17,9 +17,9 @@ from harness import core, tree
 from harness.stage import Stage, StageFailed, run_logged
 from harness.target import Target
 
-# mtime of every initramfs entry (the user tests check it:
-# rootfs/user_initramfs.c FIXTURE_MTIME, rootfs/dracut/90setfs).
-CPIO_MTIME = 1600000000
+# The fixture the user tests check (rootfs/user_initramfs.c), one list
+# for both kinds of initramfs.
+FIXTURE_LIST = "rootfs/fixture.list"
 
 SPLICE_SELFTEST = "tools/testing/selftests/splice"
 
@@ -28,10 +28,8 @@ USER_CFLAGS = ["-static", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-std=gnu1
                "-D_FILE_OFFSET_BITS=64"]
 
 # The initramfs of a tree target, for the tree's usr/gen_init_cpio: every
-# entry (mode, owner, device numbers) named explicitly.  The entries under
-# /setfs are the fixture the user tests check (rootfs/user_initramfs.c;
-# a distro guest gets the same from rootfs/dracut/90setfs).  {names} are
-# filled in by build_rootfs().
+# entry (mode, owner, device numbers) named explicitly; the fixture's
+# entries (FIXTURE_LIST) follow.  {names} are filled in by build_rootfs().
 INITRAMFS_LIST = """\
 dir /bin 0755 0 0
 dir /sbin 0755 0 0
@@ -49,12 +47,7 @@ file /root/setfs_probe.ko {work}/ext/module/setfs_probe.ko 0644 0 0
 file /root/setfs_kunit.ko {work}/ext/kunit/setfs_kunit.ko 0644 0 0
 file /root/setfs_user {work}/user/setfs_user 0755 0 0
 file /root/kernel.config {build}/.config 0644 0 0
-dir /setfs 0755 0 0
-dir /setfs/a 0750 1000 1000
-dir /setfs/a/b 0700 0 0
-file /setfs/a/b/file {fixture} 0640 1000 100 /setfs/hardlink
-slink /setfs/symlink a/b/file 0777 0 0
-nod /setfs/chardev 0600 0 0 c 1 3
+file /root/fixture.list {repo}/rootfs/fixture.list 0644 0 0
 dir /root/selftests 0755 0 0
 dir /root/selftests/splice 0755 0 0
 file /root/selftests/splice/short_splice_read.sh {tree}/{selftest}/short_splice_read.sh 0755 0 0
@@ -63,7 +56,30 @@ file /root/selftests/splice/splice_read {work}/user/splice_read 0755 0 0
 
 
 
-FIXTURE_TEXT = "setfs fixture\n"
+class Fixture:
+    """FIXTURE_LIST: its @mtime, @content and gen_init_cpio lines."""
+
+    def __init__(self, repo: str):
+        self.path = os.path.join(repo, FIXTURE_LIST)
+        self.mtime, self.content, self.lines = None, None, []
+        for n, line in enumerate(core.read(self.path).splitlines(), 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            if line.startswith("@mtime ") and line.split()[1].isdigit():
+                self.mtime = int(line.split()[1])
+            elif line.startswith("@content "):
+                self.content = line[len("@content "):] + "\n"
+            elif line.split()[0] in ("dir", "file", "slink", "nod"):
+                self.lines.append(line)
+            else:
+                core.die(f"{FIXTURE_LIST}:{n}: not an entry, @mtime or @content: {line}")
+        if self.mtime is None or self.content is None:
+            core.die(f"{FIXTURE_LIST}: needs an @mtime and a @content line")
+
+    def cpio_lines(self, content_file: str) -> str:
+        return "".join(line.replace("@FIXTURE@", content_file) + "\n"
+                       for line in self.lines)
+
 
 
 def make_args(ctx: core.Ctx, t: Target, src: str) -> List[str]:
@@ -337,12 +353,12 @@ def busybox_from_suite(ctx, t: Target, d: str, suite: str):
 
 # ---------------------------------------------------------------- rootfs
 
-def initramfs_list(ctx, t: Target, busybox: str, fixture: str) -> str:
-    """The gen_init_cpio list: INITRAMFS_LIST filled in, then the installed
-    in-tree modules (for modprobe in the guest)."""
+def initramfs_list(ctx, t: Target, busybox: str, fixture: Fixture, content: str) -> str:
+    """The gen_init_cpio list: INITRAMFS_LIST filled in, the fixture, then
+    the installed in-tree modules (for modprobe in the guest)."""
     text = INITRAMFS_LIST.format(busybox=busybox, repo=ctx.repo, work=t.work,
-                                 build=t.build, fixture=fixture, tree=ctx.tree,
-                                 selftest=SPLICE_SELFTEST)
+                                 build=t.build, tree=ctx.tree,
+                                 selftest=SPLICE_SELFTEST) + fixture.cpio_lines(content)
     modroot = os.path.join(t.kwork, "modroot")
     dirs, files = [], []
     for dirpath, dirnames, filenames in os.walk(os.path.join(modroot, "lib")):
@@ -360,15 +376,16 @@ def build_rootfs(ctx, t: Target):
     cpio = os.path.join(t.work, "initramfs.cpio")
     gen = os.path.join(t.build, "usr", "gen_init_cpio")
     busybox = fetch_busybox(ctx, t)
-    fixture = os.path.join(t.work, "initramfs.fixture")
+    fixture = Fixture(ctx.repo)
+    content = os.path.join(t.work, "initramfs.fixture")
     # The key covers the list's template, not the harness's other code:
     # editing a message does not rebuild an initramfs.
     key = (f"{t.keys['modules']} {t.keys['user']} " +
            core.hash_files(ctx.repo, [os.path.join(ctx.repo, "rootfs", "init"), busybox,
                                       os.path.join(ctx.tree, SPLICE_SELFTEST,
                                                    "short_splice_read.sh"),
-                                      os.path.join(t.build, ".config")]) +
-           " " + core.hash_text(INITRAMFS_LIST + FIXTURE_TEXT + str(CPIO_MTIME)))
+                                      os.path.join(t.build, ".config"), fixture.path]) +
+           " " + core.hash_text(INITRAMFS_LIST))
     log = os.path.join(t.work, "rootfs.log")
 
     def body():
@@ -377,12 +394,12 @@ def build_rootfs(ctx, t: Target):
         # Entries the user tests check (the seed's init-time helpers unpack
         # them): modes, owners, links, a device node, fixed mtimes.
         # gen_init_cpio gives a file its source's mtime (-t: the others')
-        core.write(fixture, FIXTURE_TEXT)
-        os.utime(fixture, (CPIO_MTIME, CPIO_MTIME))
+        core.write(content, fixture.content)
+        os.utime(content, (fixture.mtime, fixture.mtime))
         lst = os.path.join(t.work, "initramfs.list")
-        core.write(lst, initramfs_list(ctx, t, busybox, fixture))
+        core.write(lst, initramfs_list(ctx, t, busybox, fixture, content))
         with open(cpio + ".new", "wb") as fh, open(log, "w") as lfh:
-            rc = subprocess.run([gen, "-t", str(CPIO_MTIME), lst], stdout=fh,
+            rc = subprocess.run([gen, "-t", str(fixture.mtime), lst], stdout=fh,
                                 stderr=lfh).returncode
         if rc != 0:
             for line in core.read(log, "").splitlines():

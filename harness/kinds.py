@@ -271,7 +271,8 @@ class DistroKind(TreeKind):
         key = (f"{t.keys['modules']} {t.keys['user']} "
                f"{core.hash_dir_files(ctx.repo, [os.path.join(ctx.repo, 'rootfs', 'dracut')])} "
                f"{core.hash_files(ctx.repo, [os.path.join(ctx.repo, 'rootfs', 'init'), busybox])} "
-               f"{core.hash_text(str(build.CPIO_MTIME))} {dracut_ver}")
+               f"{core.hash_files(ctx.repo, [os.path.join(ctx.repo, build.FIXTURE_LIST)])} "
+               f"{dracut_ver}")
         log = os.path.join(t.work, "rootfs.log")
 
         def body():
@@ -282,8 +283,11 @@ class DistroKind(TreeKind):
             shutil.copy(os.path.join(ctx.repo, "rootfs", "init"), os.path.join(stg, "init"))
             shutil.copy(busybox, os.path.join(stg, "busybox"))
             # setfs_user_unload reloads the probe from /root with finit_module().
+            # fixture.list: the dracut module makes its entries, and
+            # setfs_user_initramfs reads it as /root/fixture.list.
             for f in (os.path.join(t.work, "user", "setfs_user"),
-                      os.path.join(t.work, "ext", "module", "setfs_probe.ko")):
+                      os.path.join(t.work, "ext", "module", "setfs_probe.ko"),
+                      os.path.join(ctx.repo, build.FIXTURE_LIST)):
                 shutil.copy(f, os.path.join(stg, "root"))
             shutil.copy(os.path.join(self.root, "boot", f"config-{kver}"),
                         os.path.join(stg, "root", "kernel.config"))
@@ -310,8 +314,7 @@ class DistroKind(TreeKind):
                             "--kver", kver, "--kmoddir",
                             os.path.join(self.root, "lib", "modules", kver),
                             "--modules", "base setfs", out + ".new"], log, "",
-                           env={"SETFS_STAGE": stg, "SETFS_MTIME": str(build.CPIO_MTIME),
-                                "dracutbasedir": base})
+                           env={"SETFS_STAGE": stg, "dracutbasedir": base})
             except StageFailed as e:
                 raise StageFailed(f"{t.name}: dracut failed (log: {log})", e.log) from None
             os.replace(out + ".new", out)

@@ -3,14 +3,17 @@
  * setfs_user_initramfs: what init-time code wrote with kernel pointers.
  * The initramfs unpacker (init/initramfs.c) creates, chowns, chmods and
  * links every entry through the init_* helpers that took the place of
- * the set_fs() calls, and fills files with kernel_write(); run.sh puts a
- * fixture under /setfs whose every attribute is checked here.  The probe
- * devices created at module load by devtmpfs are checked too, against
- * the numbers sysfs gives.
+ * the set_fs() calls, and fills files with kernel_write().  The fixture
+ * under /setfs is rootfs/fixture.list, which the harness puts in the
+ * initramfs (gen_init_cpio's lines, or the dracut module's) and in
+ * /root: every attribute it names is checked here, against the list.
+ * The probe devices created at module load by devtmpfs are checked too,
+ * against the numbers sysfs gives.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,40 +22,156 @@
 
 #include "setfs_user.h"
 
+#define FIXTURE_LIST	"/root/fixture.list"
 #define FILE_PATH	"/setfs/a/b/file"
 #define HARDLINK	"/setfs/hardlink"
 #define SYMLINK		"/setfs/symlink"
-#define SYMLINK_TARGET	"a/b/file"
 #define CHARDEV		"/setfs/chardev"
-#define CONTENT		"setfs fixture\n"
-#define FIXTURE_MTIME	1600000000
 
-/* One entry: lstat() must give exactly these (-1: not checked). */
+/* One line of the list: dir, file, slink or nod. */
+struct fx_entry {
+	char path[64];
+	char arg[64];		/* file: its hard link ("" if none); slink: target */
+	mode_t mode;		/* type and permissions */
+	unsigned int uid, gid;
+	unsigned int major, minor;
+};
+
+static struct {
+	int state;		/* 0 not read, 1 read, -1 unusable */
+	long long mtime;
+	char content[64];
+	struct fx_entry e[16];
+	size_t n;
+} fx;
+
+static bool fx_line(const char *line)
+{
+	struct fx_entry *e = &fx.e[fx.n];
+	char type[8], src[64], dev;
+	unsigned int mode;
+	int got;
+
+	if (sscanf(line, "@mtime %lld", &fx.mtime) == 1)
+		return true;
+	if (!strncmp(line, "@content ", 9)) {
+		size_t len = strlen(line + 9);
+
+		if (len + 2 > sizeof(fx.content))
+			return false;
+		memcpy(fx.content, line + 9, len);
+		memcpy(fx.content + len, "\n", 2);
+		return true;
+	}
+	if (fx.n == ARRAY_SIZE(fx.e) || sscanf(line, "%7s", type) != 1)
+		return false;
+	memset(e, 0, sizeof(*e));
+	if (!strcmp(type, "dir")) {
+		got = sscanf(line, "dir %63s %o %u %u", e->path, &mode, &e->uid, &e->gid) == 4;
+		e->mode = S_IFDIR | mode;
+	} else if (!strcmp(type, "file")) {
+		got = sscanf(line, "file %63s %63s %o %u %u %63s", e->path, src, &mode,
+			     &e->uid, &e->gid, e->arg) >= 5;
+		e->mode = S_IFREG | mode;
+	} else if (!strcmp(type, "slink")) {
+		got = sscanf(line, "slink %63s %63s %o %u %u", e->path, e->arg, &mode,
+			     &e->uid, &e->gid) == 5;
+		e->mode = S_IFLNK | mode;
+	} else if (!strcmp(type, "nod")) {
+		got = sscanf(line, "nod %63s %o %u %u %c %u %u", e->path, &mode, &e->uid,
+			     &e->gid, &dev, &e->major, &e->minor) == 7 && dev == 'c';
+		e->mode = S_IFCHR | mode;
+	} else {
+		return false;
+	}
+	fx.n += got;
+	return got;
+}
+
+/* The list, read once; false (and a diagnostic) when it is unusable. */
+static bool fx_load(void)
+{
+	char line[256];
+	FILE *f;
+
+	if (fx.state)
+		return fx.state > 0;
+	fx.state = -1;
+	f = fopen(FIXTURE_LIST, "r");
+	if (!f) {
+		diag("open %s: %s", FIXTURE_LIST, strerror(errno));
+		return false;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] == '\0' || line[0] == '#')
+			continue;
+		if (!fx_line(line)) {
+			diag("%s: cannot use '%s'", FIXTURE_LIST, line);
+			fclose(f);
+			return false;
+		}
+	}
+	fclose(f);
+	if (!fx.mtime || !fx.content[0] || !fx.n) {
+		diag("%s: no @mtime, @content or entry", FIXTURE_LIST);
+		return false;
+	}
+	fx.state = 1;
+	return true;
+}
+
+/* The entry that makes PATH (a file's hard link is its file's). */
+static const struct fx_entry *fx_find(const char *path)
+{
+	size_t i;
+
+	if (!fx_load())
+		return NULL;
+	for (i = 0; i < fx.n; i++)
+		if (!strcmp(fx.e[i].path, path) ||
+		    (S_ISREG(fx.e[i].mode) && !strcmp(fx.e[i].arg, path)))
+			return &fx.e[i];
+	diag("%s names no %s", FIXTURE_LIST, path);
+	return NULL;
+}
+
+/* What the list makes of E: st_nlink and st_size (-1: not checked). */
+static long long fx_nlink(const struct fx_entry *e)
+{
+	size_t i, len = strlen(e->path);
+	long long n = 2;
+
+	if (!S_ISDIR(e->mode))
+		return S_ISREG(e->mode) && e->arg[0] ? 2 : 1;
+	for (i = 0; i < fx.n; i++)	/* ".." of each subdirectory */
+		if (S_ISDIR(fx.e[i].mode) && !strncmp(fx.e[i].path, e->path, len) &&
+		    fx.e[i].path[len] == '/' && !strchr(fx.e[i].path + len + 1, '/'))
+			n++;
+	return n;
+}
+
+static long long fx_size(const struct fx_entry *e)
+{
+	if (S_ISREG(e->mode))
+		return strlen(fx.content);
+	return S_ISLNK(e->mode) ? (long long)strlen(e->arg) : -1;
+}
+
+/* One entry: lstat() must give what the list says. */
 struct node_row {
 	const char *name;
 	const char *path;
-	mode_t mode;
-	uid_t uid;
-	gid_t gid;
-	long long size;
-	long long nlink;
-	long long rdev;
 };
 
 static const struct node_row node_rows[] = {
-	{ "setfs_dir_mode_owner", "/setfs", S_IFDIR | 0755, 0, 0, -1, 3, -1 },
-	{ "setfs_a_dir_mode_owner", "/setfs/a", S_IFDIR | 0750, 1000, 1000,
-	  -1, 3, -1 },
-	{ "setfs_a_b_dir_mode_owner", "/setfs/a/b", S_IFDIR | 0700, 0, 0,
-	  -1, 2, -1 },
-	{ "setfs_file_mode_owner_size_nlink", FILE_PATH, S_IFREG | 0640,
-	  1000, 100, sizeof(CONTENT) - 1, 2, -1 },
-	{ "setfs_hardlink_mode_owner_size_nlink", HARDLINK, S_IFREG | 0640,
-	  1000, 100, sizeof(CONTENT) - 1, 2, -1 },
-	{ "setfs_symlink_lstat", SYMLINK, S_IFLNK | 0777, 0, 0,
-	  sizeof(SYMLINK_TARGET) - 1, 1, -1 },
-	{ "setfs_chardev_mode_owner_rdev", CHARDEV, S_IFCHR | 0600, 0, 0,
-	  -1, 1, 0x103 },
+	{ "setfs_dir_mode_owner", "/setfs" },
+	{ "setfs_a_dir_mode_owner", "/setfs/a" },
+	{ "setfs_a_b_dir_mode_owner", "/setfs/a/b" },
+	{ "setfs_file_mode_owner_size_nlink", FILE_PATH },
+	{ "setfs_hardlink_mode_owner_size_nlink", HARDLINK },
+	{ "setfs_symlink_lstat", SYMLINK },
+	{ "setfs_chardev_mode_owner_rdev", CHARDEV },
 };
 
 static bool do_lstat(const char *path, struct stat *st, bool follow)
@@ -66,18 +185,20 @@ static bool do_lstat(const char *path, struct stat *st, bool follow)
 static enum case_result run_node_row(const void *data)
 {
 	const struct node_row *r = data;
+	const struct fx_entry *e = fx_find(r->path);
+	long long size;
 	struct stat st;
 
-	if (!do_lstat(r->path, &st, false))
+	if (!e || !do_lstat(r->path, &st, false))
 		return CASE_FAIL;
-	return check_oct("st_mode", st.st_mode, r->mode) &&
-	       check_ll("st_uid", st.st_uid, r->uid) &&
-	       check_ll("st_gid", st.st_gid, r->gid) &&
-	       (r->size < 0 || check_ll("st_size", st.st_size, r->size)) &&
-	       (r->nlink < 0 || check_ll("st_nlink", st.st_nlink, r->nlink)) &&
-	       (r->rdev < 0 ||
-		check_hex("st_rdev", st.st_rdev,
-			  makedev(r->rdev >> 8, r->rdev & 0xff))) ?
+	size = fx_size(e);
+	return check_oct("st_mode", st.st_mode, e->mode) &&
+	       check_ll("st_uid", st.st_uid, e->uid) &&
+	       check_ll("st_gid", st.st_gid, e->gid) &&
+	       (size < 0 || check_ll("st_size", st.st_size, size)) &&
+	       check_ll("st_nlink", st.st_nlink, fx_nlink(e)) &&
+	       (!S_ISCHR(e->mode) ||
+		check_hex("st_rdev", st.st_rdev, makedev(e->major, e->minor))) ?
 	       CASE_PASS : CASE_FAIL;
 }
 
@@ -94,15 +215,19 @@ static enum case_result setfs_hardlink_same_inode_as_file(void)
 
 static enum case_result setfs_symlink_target(void)
 {
+	const struct fx_entry *e = fx_find(SYMLINK);
 	char target[64];
-	ssize_t len = readlink(SYMLINK, target, sizeof(target));
+	ssize_t len;
 
+	if (!e)
+		return CASE_FAIL;
+	len = readlink(SYMLINK, target, sizeof(target));
 	if (len < 0) {
 		diag("readlink %s: %s", SYMLINK, strerror(errno));
 		return CASE_FAIL;
 	}
-	return check_ll("readlink length", len, sizeof(SYMLINK_TARGET) - 1) &&
-	       check_mem("readlink", target, SYMLINK_TARGET, len) ?
+	return check_ll("readlink length", len, strlen(e->arg)) &&
+	       check_mem("readlink", target, e->arg, len) ?
 	       CASE_PASS : CASE_FAIL;
 }
 
@@ -122,10 +247,10 @@ static enum case_result setfs_file_content(void)
 	char buf[64];
 	ssize_t len;
 
-	if (!read_once(HARDLINK, buf, sizeof(buf), &len))
+	if (!fx_load() || !read_once(HARDLINK, buf, sizeof(buf), &len))
 		return CASE_FAIL;
-	return check_ll("bytes read", len, sizeof(CONTENT) - 1) &&
-	       check_mem("content", buf, CONTENT, len) ?
+	return check_ll("bytes read", len, strlen(fx.content)) &&
+	       check_mem("content", buf, fx.content, len) ?
 	       CASE_PASS : CASE_FAIL;
 }
 
@@ -145,25 +270,34 @@ static enum case_result setfs_chardev_is_null_device(void)
 	return ok ? CASE_PASS : CASE_FAIL;
 }
 
-/* Unpacking keeps the archive's mtimes (CONFIG_INITRAMFS_PRESERVE_MTIME). */
+/*
+ * Unpacking keeps the archive's mtimes (CONFIG_INITRAMFS_PRESERVE_MTIME):
+ * every entry of the list, and the hard link, has its @mtime.  (The case
+ * name keeps the value the list has had since the case was written.)
+ */
+static bool mtime_ok(const char *path)
+{
+	struct stat st;
+
+	if (!do_lstat(path, &st, false))
+		return false;
+	if (st.st_mtime == fx.mtime)
+		return true;
+	diag("%s: mtime %lld, expected %lld", path, (long long)st.st_mtime, fx.mtime);
+	return false;
+}
+
 static enum case_result setfs_entries_mtime(void)
 {
-	static const char * const paths[] = {
-		"/setfs", "/setfs/a", "/setfs/a/b", FILE_PATH, HARDLINK,
-		SYMLINK, CHARDEV,
-	};
 	bool ok = true;
-	struct stat st;
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(paths); i++) {
-		if (!do_lstat(paths[i], &st, false)) {
-			ok = false;
-		} else if (st.st_mtime != FIXTURE_MTIME) {
-			diag("%s: mtime %lld, expected %d", paths[i],
-			     (long long)st.st_mtime, FIXTURE_MTIME);
-			ok = false;
-		}
+	if (!fx_load())
+		return CASE_FAIL;
+	for (i = 0; i < fx.n; i++) {
+		ok = mtime_ok(fx.e[i].path) && ok;
+		if (S_ISREG(fx.e[i].mode) && fx.e[i].arg[0])
+			ok = mtime_ok(fx.e[i].arg) && ok;
 	}
 	return ok ? CASE_PASS : CASE_FAIL;
 }
