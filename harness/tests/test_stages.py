@@ -242,3 +242,53 @@ class Config(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class FixtureList(unittest.TestCase):
+    """rootfs/fixture.list: the cpio builder's reading of it, and the
+    dracut module's, make the same entries."""
+
+    def test_cpio_lines(self):
+        fx = build.Fixture(TOP)
+        self.assertEqual((fx.mtime, fx.content), (1600000000, "setfs fixture\n"))
+        lines = fx.cpio_lines("/w/fixture").splitlines()
+        self.assertIn("file /setfs/a/b/file /w/fixture 0640 1000 100 /setfs/hardlink",
+                      lines)
+        self.assertEqual(len(lines), 6)
+
+    def test_a_bad_line_is_named(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "rootfs"))
+            core.write(os.path.join(d, build.FIXTURE_LIST),
+                       "@mtime 1\n@content x\ndir /a 0755 0 0\nfifo /p 0600 0 0\n")
+            with self.assertRaisesRegex(core.Failure, r"fixture.list:4: not an entry"):
+                build.Fixture(d)
+
+    @unittest.skipUnless(os.getuid() == 0, "the dracut module chowns: root only")
+    def test_dracut_module_makes_the_same_entries(self):
+        module = os.path.join(TOP, "rootfs", "dracut", "90setfs", "module-setup.sh")
+        with tempfile.TemporaryDirectory() as d:
+            script = (f'initdir={d}; derror() {{ echo "$*" >&2; }}; '
+                      f'source <(sed -n "/^setfs_fixture()/,\\$p" {module}); '
+                      f'setfs_fixture {os.path.join(TOP, build.FIXTURE_LIST)}')
+            subprocess.run(["bash", "-c", script], check=True)
+            got = {}
+            for dirpath, dirs, files in os.walk(d):
+                for n in dirs + files:
+                    p = os.path.join(dirpath, n)
+                    st = os.lstat(p)
+                    got["/" + os.path.relpath(p, d)] = (
+                        oct(st.st_mode), st.st_uid, st.st_gid, int(st.st_mtime),
+                        st.st_nlink, os.readlink(p) if os.path.islink(p) else None)
+            with open(os.path.join(d, "setfs", "hardlink")) as f:
+                self.assertEqual(f.read(), "setfs fixture\n")
+        want = {
+            "/setfs": ("0o40755", 0, 0, 1600000000, 3, None),
+            "/setfs/a": ("0o40750", 1000, 1000, 1600000000, 3, None),
+            "/setfs/a/b": ("0o40700", 0, 0, 1600000000, 2, None),
+            "/setfs/a/b/file": ("0o100640", 1000, 100, 1600000000, 2, None),
+            "/setfs/hardlink": ("0o100640", 1000, 100, 1600000000, 2, None),
+            "/setfs/symlink": ("0o120777", 0, 0, 1600000000, 1, "a/b/file"),
+            "/setfs/chardev": ("0o20600", 0, 0, 1600000000, 1, None),
+        }
+        self.assertEqual(got, want)
