@@ -226,8 +226,11 @@ def worktree_at(ctx, d: str, rev: str, mode: str):
     commit = core.git(ctx.tree, "rev-parse", rev + "^{commit}")
     core.git(ctx.tree, "worktree", "prune")
     if os.path.lexists(d):
-        listed = core.git(ctx.tree, "worktree", "list", "--porcelain").splitlines()
-        if f"worktree {d}" not in listed:
+        # by real path: the cache may be reached through a symbolic link
+        listed = {os.path.realpath(line[len("worktree "):]) for line in
+                  core.git(ctx.tree, "worktree", "list", "--porcelain").splitlines()
+                  if line.startswith("worktree ")}
+        if os.path.realpath(d) not in listed:
             core.die(f"{d} exists but is not a worktree of {ctx.tree}: move it away")
     else:
         core.info(f"checking out {rev} of the tree in {d}")
