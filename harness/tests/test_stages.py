@@ -292,3 +292,33 @@ class FixtureList(unittest.TestCase):
             "/setfs/chardev": ("0o20600", 0, 0, 1600000000, 1, None),
         }
         self.assertEqual(got, want)
+
+
+class BenchCold(unittest.TestCase):
+    """bench cold's row and sums come from the JSON the run leaves
+    (SETFS_RESULTS), not from its output."""
+
+    def test_cold_run_reads_the_results(self):
+        from harness import benchrun
+
+        with tempfile.TemporaryDirectory() as d:
+            ctx = core.Ctx(cache=d)
+            b = benchrun.Bench(ctx)
+            data = ('{"stages": [{"name": "kernel", "seconds": 100.0}, '
+                    '{"name": "kernel", "seconds": 20.5}, {"name": "boot+tests", '
+                    '"seconds": 3.0}, {"name": "builtin tree", "seconds": 9.0}], '
+                    '"parts": [["kunit", 130.0]], "sums": [1, 0, 0]}')
+            cmd = ["sh", "-c", f"echo 'noise 999.0s' ; echo '{data}' >\"$SETFS_RESULTS\""]
+            with quiet() as out:
+                b.cold_run("cold x", "200", os.path.join(d, "c"),
+                           os.path.join(d, "x.log"), cmd)
+            self.assertEqual(out.getvalue().splitlines(), [
+                "    cold x                               boot+tests       3.0s",
+                "    cold x                               kernel         120.5s",
+                "    cold x: kunit 130.0s"])
+            self.assertEqual([(r.label, r.goal, r.met) for r in b.rows],
+                             [("cold x", "200", "yes")])
+            # a run that leaves no results is an error naming the file
+            with quiet(), self.assertRaisesRegex(core.Failure, "left no .*results.json"):
+                b.cold_run("cold y", "200", os.path.join(d, "y"),
+                           os.path.join(d, "y.log"), ["true"])
