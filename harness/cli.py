@@ -12,7 +12,7 @@ import signal
 import subprocess
 import sys
 
-from harness import core, target
+from harness import core, kinds, target
 
 COMMANDS = ("kunit", "test", "shell", "export", "check-patches", "bench", "uharness")
 BENCH_WHATS = ("all", "guest", "harness", "cold", "series")
@@ -165,11 +165,7 @@ def parse(argv, ctx: core.Ctx, lists) -> str:
         if ctx.debug and not a.endswith("+debug"):
             a += "+debug"
         t = target.load(ctx, a)
-        # KUnit's executor, which runs a builtin target's suites, takes
-        # one SUITE[.CASE] glob
-        if len(filters) > 1 and t.kind == "builtin":
-            core.usage_error(f"{a} runs its suites built into the kernel, whose "
-                             f"kunit.filter_glob takes one glob: '{ctx.filter}' has several")
+        kinds.KINDS[t.kind].check_filters(a, filters)
         names.append(a)
     ctx.arches = names
     return cmd

@@ -28,6 +28,10 @@ def cmdline_soak(ctx) -> str:
 class Kind:
     name = ""
 
+    @staticmethod
+    def check_filters(name: str, filters: List[str]):
+        """A usage error when a target of this kind cannot take FILTERS."""
+
     def __init__(self, ctx: core.Ctx, t: Target):
         self.ctx, self.t = ctx, t
 
@@ -349,6 +353,14 @@ class BuiltinKind(Kind):
     kernel (their Kbuild files say obj-y when not built with M=).  Its
     KUnit suites run at boot; there is no user space."""
     name = "builtin"
+
+    @staticmethod
+    def check_filters(name, filters):
+        # KUnit's executor takes one SUITE[.CASE] glob (kunit.filter_glob)
+        if len(filters) > 1:
+            core.usage_error(f"{name} runs its suites built into the kernel, whose "
+                             f"kunit.filter_glob takes one glob: '{','.join(filters)}' "
+                             "has several")
 
     def src(self):
         return os.path.join(self.ctx.cache, "builtin", "linux")
