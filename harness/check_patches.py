@@ -26,7 +26,6 @@ Sorting is byte-wise, as bash's sort was under the C or C.UTF-8 locale.
 import contextlib
 import dataclasses
 import glob
-import io
 import os
 import re
 import shutil
@@ -555,7 +554,7 @@ class Checker:
             return None
         gcc = f"{cross}gcc"
         if shutil.which(gcc) is None:
-            _ensure_pkgs_quiet(self.ctx, [pkg])
+            core.ensure_pkgs_soft(self.ctx, [pkg])
         if shutil.which(gcc) is None:
             self.unusable[arch] = f"no {gcc} (Debian package {pkg})"
             return None
@@ -731,14 +730,6 @@ class Checker:
         core.run(["make", *args, "-j1", "C=1", "W=1", "KCFLAGS=-Wno-error", *objs],
                  log=log)
         return warning_lines(_read(log) or "", check_tree(self.ctx))
-
-
-def _ensure_pkgs_quiet(ctx: Ctx, pkgs: Sequence[str]):
-    """Install PKGS if possible, saying nothing either way (bash's
-    ensure_pkgs_soft sent all ensure_pkgs said to /dev/null)."""
-    with contextlib.redirect_stdout(io.StringIO()), \
-            contextlib.redirect_stderr(io.StringIO()):
-        core.ensure_pkgs_soft(ctx, pkgs)
 
 
 _WARNING_RE = re.compile(r"([^: ]*\.[ch]):[0-9]*(?::[0-9]*)?: (warning|error): (.*)")

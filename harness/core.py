@@ -147,16 +147,22 @@ class Ctx:
 
 # --------------------------------------------------------------- commands
 
+def _env(env) -> Optional[Dict[str, str]]:
+    """The environment with ENV's variables added (None: inherit)."""
+    return dict(os.environ, **env) if env else None
+
+
+def _missing(args: Sequence[str]) -> bool:
+    """ARGS names a command that is not in PATH."""
+    return os.sep not in args[0] and shutil.which(args[0]) is None
+
+
 def run(args: Sequence[str], *, cwd=None, env=None, log=None, append=False,
         check=False, stdin=subprocess.DEVNULL, capture=False, text=True):
     """Run ARGS; its output to LOG (a path) or captured or inherited.
     Returns the CompletedProcess; check=True raises Failure on non-zero."""
-    full_env = None
-    if env:
-        full_env = dict(os.environ)
-        full_env.update(env)
-    kwargs = dict(cwd=cwd, env=full_env, stdin=stdin, text=text)
-    if shutil.which(args[0]) is None and os.sep not in args[0]:
+    kwargs = dict(cwd=cwd, env=_env(env), stdin=stdin, text=text)
+    if _missing(args):
         die(f"{args[0]}: command not found")
     if log is not None:
         with open(log, "a" if append else "w") as fh:
@@ -176,15 +182,11 @@ def output(args: Sequence[str], *, cwd=None, env=None, check=True,
            stderr_too=False) -> str:
     """ARGS' standard output (and error, with stderr_too), without the
     last newline; a failure raises Failure naming the command, with check."""
-    full_env = None
-    if env:
-        full_env = dict(os.environ)
-        full_env.update(env)
-    if shutil.which(args[0]) is None and os.sep not in args[0]:
+    if _missing(args):
         if not check:
             return ""
         die(f"{args[0]}: command not found")
-    proc = subprocess.run(args, cwd=cwd, env=full_env, stdin=subprocess.DEVNULL,
+    proc = subprocess.run(args, cwd=cwd, env=_env(env), stdin=subprocess.DEVNULL,
                           stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT if stderr_too else subprocess.PIPE,
                           text=True, errors="replace")
@@ -197,7 +199,7 @@ def output(args: Sequence[str], *, cwd=None, env=None, check=True,
 
 def ok(args: Sequence[str], *, cwd=None) -> bool:
     """Whether ARGS exits 0 (its output discarded)."""
-    if shutil.which(args[0]) is None and os.sep not in args[0]:
+    if _missing(args):
         return False
     return subprocess.run(args, cwd=cwd, stdin=subprocess.DEVNULL,
                           stdout=subprocess.DEVNULL,

@@ -143,10 +143,7 @@ class DistroKind(TreeKind):
         names = sorted((line.split(" ", 1)[0] for line in found if line), key=version_key)
         best = None
         for pkg in names:
-            show = core.output(["apt-cache", "show", "--no-all-versions", pkg], check=False)
-            ver = next((line[len("Version: "):] for line in show.splitlines()
-                        if line.startswith("Version: ")), "")
-            if ver == want:
+            if apt_version(pkg) == want:
                 return pkg[len("linux-image-"):].split(f"-{flavour}")[0]
             best = pkg
         if best is None:
@@ -173,10 +170,7 @@ class DistroKind(TreeKind):
         if abi is None:
             core.die(f"{t.name}: apt knows no linux-image-6.1.0-*-{flavour} package")
         kver = f"{abi}-{flavour}"
-        show = core.output(["apt-cache", "show", "--no-all-versions",
-                            f"linux-headers-{kver}"], check=False)
-        ver = next((line[len("Version: "):] for line in show.splitlines()
-                    if line.startswith("Version: ")), "")
+        ver = apt_version(f"linux-headers-{kver}")
         if not ver:
             core.die(f"{t.name}: no linux-headers-{kver} package")
         pkgs = [t.rec.distro["image"].replace("@KVER@", kver) + f"={ver}",
@@ -326,6 +320,13 @@ class DistroKind(TreeKind):
 
         return Stage(ctx, "rootfs", key=key, stamp=os.path.join(t.work, "stamp.rootfs"),
                      outputs=[out], target=t.name).run(body)
+
+
+def apt_version(pkg: str) -> str:
+    """The version apt would install of PKG ("" when it knows none)."""
+    show = core.output(["apt-cache", "show", "--no-all-versions", pkg], check=False)
+    return next((line[len("Version: "):] for line in show.splitlines()
+                 if line.startswith("Version: ")), "")
 
 
 def version_key(name: str):
