@@ -45,13 +45,13 @@ slink /bin/sh busybox 0777 0 0
 file /init {repo}/rootfs/init 0755 0 0
 file /root/setfs_probe.ko {work}/ext/module/setfs_probe.ko 0644 0 0
 file /root/setfs_kunit.ko {work}/ext/kunit/setfs_kunit.ko 0644 0 0
-file /root/setfs_user {work}/user/setfs_user 0755 0 0
+file /root/setfs_user {user}/setfs_user 0755 0 0
 file /root/kernel.config {build}/.config 0644 0 0
 file /root/fixture.list {repo}/rootfs/fixture.list 0644 0 0
 dir /root/selftests 0755 0 0
 dir /root/selftests/splice 0755 0 0
 file /root/selftests/splice/short_splice_read.sh {tree}/{selftest}/short_splice_read.sh 0755 0 0
-file /root/selftests/splice/splice_read {work}/user/splice_read 0755 0 0
+file /root/selftests/splice/splice_read {user}/splice_read 0755 0 0
 """
 
 
@@ -230,8 +230,19 @@ def build_modules(ctx, t: Target):
                  target=t.name, keyed=bool(tree.tree_id(ctx))).run(body)
 
 
+def user_dir(ctx, t: Target) -> str:
+    """Where the user binaries of T's compiler are built: one directory
+    per compiler (and per tree: bench series builds from the pristine
+    one), shared by the targets that use it, since the static binaries
+    depend on nothing else of a target."""
+    name = t.cross.rstrip("-") or "native"
+    if ctx.tree != os.path.join(ctx.cache, "linux"):
+        name += "-" + core.hash_text(ctx.tree)[:12]
+    return os.path.join(ctx.cache, "user", name)
+
+
 def build_user(ctx, t: Target):
-    out = os.path.join(t.work, "user")
+    out = user_dir(ctx, t)
     rootfs = os.path.join(ctx.repo, "rootfs")
     srcs = sorted((os.path.join(rootfs, f) for f in os.listdir(rootfs)
                    if f.endswith(".c") and os.path.isfile(os.path.join(rootfs, f))),
@@ -240,7 +251,7 @@ def build_user(ctx, t: Target):
                                           os.path.join(ctx.tree, SPLICE_SELFTEST)]) +
            f" {core.gcc_version(t.cross)} {' '.join(USER_CFLAGS)}")
     t.keys["user"] = key
-    log = os.path.join(t.work, "user.log")
+    log = os.path.join(out, "user.log")
 
     def body():
         os.makedirs(out, exist_ok=True)
@@ -261,7 +272,7 @@ def build_user(ctx, t: Target):
                               e.log) from None
         return "built"
 
-    return Stage(ctx, "user", key=key, stamp=os.path.join(t.work, "stamp.user"),
+    return Stage(ctx, "user", key=key, stamp=os.path.join(out, "stamp.user"),
                  outputs=[os.path.join(out, "setfs_user")], target=t.name).run(body)
 
 
@@ -357,6 +368,7 @@ def initramfs_list(ctx, t: Target, busybox: str, fixture: Fixture, content: str)
     """The gen_init_cpio list: INITRAMFS_LIST filled in, the fixture, then
     the installed in-tree modules (for modprobe in the guest)."""
     text = INITRAMFS_LIST.format(busybox=busybox, repo=ctx.repo, work=t.work,
+                                 user=user_dir(ctx, t),
                                  build=t.build, tree=ctx.tree,
                                  selftest=SPLICE_SELFTEST) + fixture.cpio_lines(content)
     modroot = os.path.join(t.kwork, "modroot")

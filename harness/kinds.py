@@ -283,14 +283,14 @@ class DistroKind(TreeKind):
             # setfs_user_unload reloads the probe from /root with finit_module().
             # fixture.list: the dracut module makes its entries, and
             # setfs_user_initramfs reads it as /root/fixture.list.
-            for f in (os.path.join(t.work, "user", "setfs_user"),
+            for f in (os.path.join(build.user_dir(ctx, t), "setfs_user"),
                       os.path.join(t.work, "ext", "module", "setfs_probe.ko"),
                       os.path.join(ctx.repo, build.FIXTURE_LIST)):
                 shutil.copy(f, os.path.join(stg, "root"))
             shutil.copy(os.path.join(self.root, "boot", f"config-{kver}"),
                         os.path.join(stg, "root", "kernel.config"))
             for f in (os.path.join(ctx.tree, build.SPLICE_SELFTEST, "short_splice_read.sh"),
-                      os.path.join(t.work, "user", "splice_read")):
+                      os.path.join(build.user_dir(ctx, t), "splice_read")):
                 shutil.copy(f, splice)
             shutil.rmtree(base, ignore_errors=True)
             os.makedirs(os.path.join(base, "modules.d"))
