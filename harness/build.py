@@ -90,7 +90,7 @@ def make_args(ctx: core.Ctx, t: Target, src: str) -> List[str]:
 
 
 def ccache_env(ctx) -> Dict[str, str]:
-    return {"CCACHE_DIR": os.environ.get("CCACHE_DIR") or os.path.join(ctx.cache, "ccache")}
+    return {"CCACHE_DIR": os.environ.get("CCACHE_DIR") or os.path.join(ctx.cache_root, "ccache")}
 
 
 def run_make(ctx, t: Target, src: str, log: str, what: str, *args):
@@ -283,7 +283,7 @@ def fetch_busybox(ctx, t: Target) -> str:
     architecture, downloaded and unpacked into the cache, never installed.
     Returns its path."""
     suite = t.rec.guest["busybox_suite"]
-    d = os.path.join(ctx.cache, "busybox", t.deb_arch + (f"-{suite}" if suite else ""))
+    d = os.path.join(ctx.cache_root, "busybox", t.deb_arch + (f"-{suite}" if suite else ""))
     busybox = os.path.join(d, "bin", "busybox")
     if os.access(busybox, os.X_OK):
         return busybox

@@ -19,7 +19,15 @@ BENCH_WHATS = ("all", "guest", "harness", "cold", "series")
 
 
 def usage(lists, ctx) -> str:
+    from harness import base
+
     d = ",".join(lists["default"])
+    try:
+        bases = base.load_all()
+        names = ", ".join(bases)
+        default_base = next(b.name for b in bases.values() if b.default)
+    except base.BaseError as e:
+        names, default_base = f"(bad: {e})", "?"
     return f"""Usage: ./run.sh COMMAND [OPTIONS] [GLOB...]
 
 Commands:
@@ -60,6 +68,9 @@ Commands:
   help           this text
 
 Options:
+  --base NAME    the kernel tree: a record in bases/ ({names}; default:
+                 {default_base}, or SETFS_BASE); each base has its own cache
+                 tree ($SETFS_CACHE/NAME) and series directories
   --arch LIST    comma-separated targets (default: {d});
                  known: {",".join(lists["all"])}; a kernel target
                  NAME+debug is its debug flavour
@@ -74,7 +85,7 @@ Options:
                  of test: setfs_user's own counts)
   -h, --help     this text
 
-Environment: SETFS_CACHE (default ~/.cache/setfs-probe), SETFS_JOBS,
+Environment: SETFS_BASE, SETFS_CACHE (default ~/.cache/setfs-probe), SETFS_JOBS,
 SETFS_TIMEOUT, SETFS_ACCEL (tcg, kvm or auto; default auto),
 SETFS_SERIES_ROUNDS (bench series: boots per kernel, default 3),
 SETFS_GUEST_ARGS (more kernel command line words, e.g. setfs_fuzz_ops=1000000
@@ -118,6 +129,10 @@ def parse(argv, ctx: core.Ctx, lists) -> str:
             arches, ctx.arches_given = value(a), True
         elif a.startswith("--arch="):
             arches, ctx.arches_given = a[len("--arch="):], True
+        elif a == "--base" or a.startswith("--base="):
+            ctx.base_name = value(a) if a == "--base" else a[len("--base="):]
+            if not ctx.base_name:
+                core.usage_error("--base needs a base name")
         elif a == "--timeout":
             ctx.boot_timeout = value(a)
         elif a.startswith("--timeout="):
@@ -158,6 +173,7 @@ def parse(argv, ctx: core.Ctx, lists) -> str:
         core.usage_error(f"--timeout takes seconds (more than 0), not '{timeout}'")
     ctx.boot_timeout = int(timeout)
     ctx.filter = ",".join(filters)
+    ctx.use_base()
     names = []
     for a in arches.split(","):
         if not a:
@@ -172,16 +188,18 @@ def parse(argv, ctx: core.Ctx, lists) -> str:
 
 
 def lock(ctx: core.Ctx):
-    """One run per cache ("bench harness" runs the harness under the lock
-    it holds)."""
+    """One run per cache, whatever its base: two runs would build two
+    kernels at once ("bench harness" runs the harness under the lock it
+    holds)."""
+    root = ctx.cache_root
     os.makedirs(ctx.cache, exist_ok=True)
-    if os.environ.get("SETFS_LOCK_HELD") == ctx.cache:
+    if os.environ.get("SETFS_LOCK_HELD") == root:
         return None
-    fh = open(os.path.join(ctx.cache, "lock"), "w")
+    fh = open(os.path.join(root, "lock"), "w")
     try:
         fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
-        core.die(f"another run.sh is using {ctx.cache} (lock: {ctx.cache}/lock)")
+        core.die(f"another run.sh is using {root} (lock: {root}/lock)")
     return fh
 
 

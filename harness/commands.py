@@ -160,6 +160,7 @@ SELFTEST_CASES = (
     ("glob_no_suite_exits_2", "filter glob '.read*' has no suite part", "kunit .read*"),
     ("glob_not_for_test_exits_2", "unexpected argument 'setfs_proc'", "test setfs_proc"),
     ("bad_soak_exits_2", "--soak takes quick or full, not 'long'", "kunit --soak long"),
+    ("unknown_base_exits_2", "unknown base '5.10' (known: 6.1, 6.12)", "kunit --base 5.10"),
 )
 
 
@@ -188,6 +189,15 @@ def cmd_uharness(ctx: core.Ctx) -> bool:
     (libasan8 and libubsan1 come with Debian's gcc-12; named here all the
     same).  The full KTAP goes to a log; the summary, the failing rows
     and the totals here."""
+    if not ctx.base.procfs:
+        # Nothing converted to read: the harness extracts the procfs
+        # series' ->proc_read_iter methods from the tree.
+        core.out("==== uharness ====")
+        core.out(f"ok 1 uharness # SKIP base {ctx.base.name} has no procfs series "
+                 f"({ctx.base.path}: series.procfs), so no converted method to read")
+        core.out("0 passed, 0 failed, 1 skipped")
+        ctx.count(0, 0, 1)
+        return True
     work = os.path.join(ctx.cache, "uharness")
     log = os.path.join(work, "uharness.ktap")
     core.ensure_pkgs(ctx, ["gcc", "python3", "libasan8", "libubsan1"])
@@ -341,44 +351,54 @@ def apply_to_check_tree(ctx, patches: List[str], why: str):
 
 
 def cmd_export(ctx: core.Ctx) -> bool:
-    """The commits on top of the pristine tree as kernel-patches/: the
-    fixes up to FIXES_TAG into kernel-patches/uaccess/, the rest into
-    kernel-patches/."""
+    """The commits on top of the pristine tree as the base's series: the
+    fixes up to FIXES_TAG into its series.fixes directory, the rest into
+    its series.procfs directory (6.1: kernel-patches/uaccess/ and
+    kernel-patches/)."""
     t = ctx.tree
     tag = tree.FIXES_TAG
+    b = ctx.base
     if not os.path.isdir(os.path.join(t, ".git")):
-        core.die(f"no prepared tree at {t}: run './run.sh kunit' first")
+        core.die(f"no prepared tree at {t}: run './run.sh kunit --base {b.name}' first")
     pristine = core.git(t, "rev-parse", "pristine")
     if core.git(t, "status", "--porcelain", "--untracked-files=no"):
         core.die(f"the tree has uncommitted edits; commit them first (git -C {t} commit -a)")
     # Without the tag, or with a history rewritten across it, the tree
     # cannot be split into the two: stop before writing anything.
     if not core.ok(["git", "-C", t, "rev-parse", "-q", "--verify", tag + "^{commit}"]):
-        core.die(f"the tree has no tag {tag} (the end of kernel-patches/uaccess/): it was "
+        core.die(f"the tree has no tag {tag} (the end of the fixes): it was "
                  f"prepared by an older run.sh; export from it by hand (git -C {t} "
                  "format-patch), then let './run.sh kunit' re-apply")
     if not core.ok(["git", "-C", t, "merge-base", "--is-ancestor", pristine, tag]) or \
             not core.ok(["git", "-C", t, "merge-base", "--is-ancestor", tag, "HEAD"]):
-        core.die(f"the tag {tag} (the end of kernel-patches/uaccess/) is not between "
+        core.die(f"the tag {tag} (the end of the fixes) is not between "
                  f"pristine and HEAD: a rebase moved the fixes; move the tag to their last "
                  f"commit (git -C {t} tag -f {tag} COMMIT) and export again")
     nf = int(core.git(t, "rev-list", "--count", f"{pristine}..{tag}"))
     n = int(core.git(t, "rev-list", "--count", f"{tag}..HEAD"))
-    export_dir(ctx, tree.fixes_dir(ctx), pristine, f"{pristine}..{tag}")
-    export_dir(ctx, os.path.join(ctx.repo, "kernel-patches"), pristine, f"{tag}..HEAD")
+    fixes, procfs = tree.fixes_dir(ctx), tree.procfs_dir(ctx)
+    # Nothing is written unless every commit has a directory to go to.
+    for count, d, field in ((nf, fixes, "series.fixes"), (n, procfs, "series.procfs")):
+        if count and not d:
+            core.die(f"base {b.name} has no {field} directory for its {count} commit(s) "
+                     f"({b.path}): name one there first; nothing was exported")
+    if fixes:
+        export_dir(ctx, fixes, pristine, f"{pristine}..{tag}")
+    if procfs:
+        export_dir(ctx, procfs, pristine, f"{tag}..HEAD")
     # The procfs series does not need the fixes (checked below): its
     # cover letter names the pristine tree alone as its base.
     if n:
-        cover = os.path.join(ctx.repo, "kernel-patches", "0000-cover-letter.patch")
+        cover = os.path.join(procfs, "0000-cover-letter.patch")
         core.write(cover, "".join(line for line in core.read(cover).splitlines(True)
                                   if not line.startswith("prerequisite-patch-id: ")))
-    apply_to_check_tree(ctx, tree.procfs_patches(ctx), " without kernel-patches/uaccess/")
+        apply_to_check_tree(ctx, tree.procfs_patches(ctx), f" without {b.fixes}/")
     # The series must rebuild exactly the tree it was exported from.
     ct = apply_to_check_tree(ctx, tree.series_patches(ctx), "")
     if core.git(ct, "rev-parse", "HEAD^{tree}") != core.git(t, "rev-parse", "HEAD^{tree}"):
-        core.die("export and series disagree: applying kernel-patches/ to the pristine tree "
-                 f"does not give {t}'s HEAD")
+        core.die(f"export and series disagree: applying {', '.join(b.series_dirs)} to the "
+                 f"pristine tree does not give {t}'s HEAD")
     tree.state_write(ctx, tree.tarball_id(ctx), tree.series_id(ctx), tree.head(ctx))
-    core.info(f"exported {nf} patches to kernel-patches/uaccess/ and {n} to kernel-patches/ "
-              "(each with a series file); re-applied, same tree")
+    core.info(f"exported {nf} patches to {b.fixes or '(none)'}/ and {n} to "
+              f"{b.procfs or '(none)'}/ (each with a series file); re-applied, same tree")
     return True

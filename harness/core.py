@@ -30,8 +30,6 @@ HOST_PKGS = ("git make gcc flex bison bc libelf-dev libssl-dev cpio xz-utils "
 SOAK_QUICK = ("setfs_fuzz_ops=10000 setfs_race_iterations=1000 "
               "setfs_unload_cycles=20 setfs_unload_module_cycles=5")
 
-SOURCE_PKG = "linux-source-6.1"
-
 
 class Failure(Exception):
     """run.sh: error: MESSAGE, exit status 1."""
@@ -88,8 +86,15 @@ def elapsed(t0: float) -> float:
 class Ctx:
     """One run's settings: from the environment and the command line."""
     repo: str = REPO
+    # $SETFS_CACHE: what the bases share (the lock, ccache, busybox)
+    cache_root: str = ""
+    # the base's own cache tree, $SETFS_CACHE/BASE (use_base())
     cache: str = ""
     tarball: str = ""
+    # the base (harness/base.py): --base, SETFS_BASE or the default one
+    base_name: str = ""
+    base: object = None
+    tarball_given: str = ""
     jobs: int = 1
     boot_timeout: int = 300
     keep_tree: bool = False
@@ -116,17 +121,38 @@ class Ctx:
             environ.get("XDG_CACHE_HOME") or os.path.join(
                 os.path.expanduser("~"), ".cache"), "setfs-probe")
         jobs = environ.get("SETFS_JOBS") or str(ncpus())
-        return cls(cache=cache,
-                   tarball=environ.get("SETFS_TARBALL") or
-                   "/usr/src/linux-source-6.1.tar.xz",
+        return cls(cache_root=cache, base_name=environ.get("SETFS_BASE", ""),
+                   tarball_given=environ.get("SETFS_TARBALL", ""),
                    jobs=int(jobs) if jobs.isdigit() else 1,
                    boot_timeout=environ.get("SETFS_TIMEOUT") or "300")
+
+    def use_base(self, name: str = None):
+        """Select the base NAME (default: base_name, else the default
+        record): its cache tree, tarball and kernel tree.  An unknown
+        name is a usage error, a bad record an error."""
+        from harness import base as base_mod
+
+        if name is not None:
+            self.base_name = name
+        try:
+            b = base_mod.select(self.base_name)
+        except base_mod.UnknownBase as e:
+            usage_error(str(e))
+        except base_mod.BaseError as e:
+            die(str(e))
+        self.base, self.base_name = b, b.name
+        self.cache = os.path.join(self.cache_root, b.name)
+        self.tarball = self.tarball_given or b.tarball
+        self.tree = os.path.join(self.cache, "linux")
+        return b
 
     # the prepared kernel tree ($CACHE/linux; bench series points a copy
     # of the context at the pristine worktree)
     tree: str = ""
 
     def __post_init__(self):
+        if not self.cache_root:
+            self.cache_root = self.cache
         if not self.tree and self.cache:
             self.tree = os.path.join(self.cache, "linux")
 

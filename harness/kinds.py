@@ -102,6 +102,10 @@ class TreeKind(Kind):
         if ctx.filter:
             append += f" setfs_filter={ctx.filter}"
         append += cmdline_soak(ctx)
+        # A base without the procfs series: the guest expects the
+        # pristine procfs side, as on a distribution's kernel.
+        if not ctx.base.procfs and "setfs_series=none" not in g["cmdline"]:
+            append += " setfs_series=none"
         extra = os.environ.get("SETFS_GUEST_ARGS", "")
         if extra:
             append += " " + extra
@@ -112,8 +116,9 @@ class DistroKind(TreeKind):
     """Debian's linux-image for the record's flavour and its headers,
     downloaded with apt-get download and unpacked into the cache with
     dpkg-deb, never installed.  The ABI is the one whose version is the
-    linux-source package's, so that the distro guest and the tree guests
-    run the same 6.1 release."""
+    base's linux-source package's, so that the distro guest and the tree
+    guests run the same release; the base says what its ABI names look
+    like (distro.abi) and which kbuild package goes with them."""
     name = "distro"
 
     def __init__(self, ctx, t):
@@ -134,13 +139,17 @@ class DistroKind(TreeKind):
         self.build_rootfs()
 
     def abi(self, want: str):
-        """The ABI name (6.1.0-N) of the image package whose version is WANT
-        (or the newest there is, said so); None when apt knows none."""
+        """The ABI name (6.1.0-N, 6.12.N+deb12: the base's distro.abi) of
+        the image package whose version is WANT (or the newest there is,
+        said so); None when apt knows none."""
         flavour = self.t.rec.distro["flavour"]
-        found = core.output(["apt-cache", "search", "--names-only",
-                             rf"^linux-image-6\.1\.0-[0-9]+-{flavour}(-unsigned)?$"],
-                            check=False).splitlines()
-        names = sorted((line.split(" ", 1)[0] for line in found if line), key=version_key)
+        pat = re.compile(rf"^linux-image-({self.ctx.base.distro_abi})-"
+                         rf"{re.escape(flavour)}(-unsigned)?$")
+        found = [line.split(" ", 1)[0] for line in core.output(
+            ["apt-cache", "search", "--names-only", "^linux-image-"],
+            check=False).splitlines() if line]
+        found = [n for n in found if pat.match(n)]
+        names = sorted(found, key=version_key)
         best = None
         for pkg in names:
             if apt_version(pkg) == want:
@@ -158,24 +167,26 @@ class DistroKind(TreeKind):
         if kver and os.path.isdir(os.path.join(self.root, "lib", "modules", kver)):
             return stage.record(ctx, "distro", f"Debian {kver} (cached)", core.elapsed(t0),
                                 t.name, "up to date")
-        srcver = core.output(["dpkg-query", "-W", "-f=${Version}", core.SOURCE_PKG],
+        b = ctx.base
+        srcver = core.output(["dpkg-query", "-W", "-f=${Version}", b.package],
                              check=False)
         if not srcver:
-            core.die(f"{core.SOURCE_PKG} is not installed")
+            core.die(f"{b.package} is not installed")
         abi = self.abi(srcver)
         if abi is None:
             core.run(["apt-get", "update"], log=os.path.join(ctx.cache, "apt.log"))
             abi = self.abi(srcver)
         flavour = t.rec.distro["flavour"]
         if abi is None:
-            core.die(f"{t.name}: apt knows no linux-image-6.1.0-*-{flavour} package")
+            core.die(f"{t.name}: apt knows no linux-image package of base {b.name} "
+                     f"for {flavour} (ABI {b.distro_abi}: {b.path}: distro.abi)")
         kver = f"{abi}-{flavour}"
         ver = apt_version(f"linux-headers-{kver}")
         if not ver:
             core.die(f"{t.name}: no linux-headers-{kver} package")
         pkgs = [t.rec.distro["image"].replace("@KVER@", kver) + f"={ver}",
                 f"linux-headers-{kver}={ver}", f"linux-headers-{abi}-common={ver}",
-                f"linux-kbuild-6.1={ver}"]
+                b.distro_kbuild.replace("@ABI@", abi) + f"={ver}"]
         core.info(f"downloading {' '.join(pkgs)}")
         shutil.rmtree(self.dir, ignore_errors=True)
         debs = os.path.join(self.dir, "debs")

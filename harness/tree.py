@@ -1,15 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The kernel tree in the cache: Debian's linux-source-6.1 tarball,
-extracted and committed as "pristine", with the two series of
-kernel-patches/ applied by git am.  A tree that holds work not in
+"""The kernel tree in the base's cache: the base's Debian linux-source
+tarball (bases/NAME.toml), extracted and committed as "pristine", with the
+base's two series of kernel-patches/ applied by git am.  A tree that holds work not in
 kernel-patches/ (commits after the series, edits, untracked files) is
 never discarded: the run stops and says how to keep it.
 
-Two series go into the tree, in this order:
-  kernel-patches/uaccess/  fixes to ARM and riscv user copies that the
-                           armv7 and riscv64 guests found; the tag
-                           FIXES_TAG marks their last commit;
-  kernel-patches/          the procfs series.
+Two series go into the tree, in this order, each a directory the base
+names (either may be absent):
+  series.fixes   fixes to ARM and riscv user copies that the armv7 and
+                 riscv64 guests found (6.1: kernel-patches/uaccess/); the
+                 tag FIXES_TAG marks their last commit;
+  series.procfs  the procfs series (6.1: kernel-patches/).
 They touch different files; export writes each back to its directory.
 """
 
@@ -23,14 +24,29 @@ from harness import core, stage
 FIXES_TAG = "setfs-uaccess-fixes"
 
 
+def _series_dir(ctx, rel: str, field: str) -> str:
+    if not rel:
+        return ""
+    d = os.path.join(ctx.repo, rel)
+    if not os.path.isdir(d):
+        core.die(f"{rel}/ does not exist ({ctx.base.path}: {field})")
+    return d
+
+
 def fixes_dir(ctx) -> str:
-    return os.path.join(ctx.repo, "kernel-patches", "uaccess")
+    """The base's fixes directory ("" when it has none)."""
+    return _series_dir(ctx, ctx.base.fixes, "series.fixes")
+
+
+def procfs_dir(ctx) -> str:
+    """The base's procfs series directory ("" when it has none)."""
+    return _series_dir(ctx, ctx.base.procfs, "series.procfs")
 
 
 def patches_in(ctx: core.Ctx, d: str) -> List[str]:
     """The patches of one directory: D/series if present, else D/*.patch in
     name order, the cover letter excepted.  Nothing for a missing D."""
-    if not os.path.isdir(d):
+    if not d or not os.path.isdir(d):
         return []
     series = os.path.join(d, "series")
     if os.path.isfile(series):
@@ -54,7 +70,7 @@ def fixes_patches(ctx) -> List[str]:
 
 
 def procfs_patches(ctx) -> List[str]:
-    return patches_in(ctx, os.path.join(ctx.repo, "kernel-patches"))
+    return patches_in(ctx, procfs_dir(ctx))
 
 
 def series_patches(ctx) -> List[str]:
@@ -68,7 +84,7 @@ def series_id(ctx) -> str:
 
 
 def tarball_id(ctx) -> str:
-    ver = core.output(["dpkg-query", "-W", "-f=${Version}", core.SOURCE_PKG],
+    ver = core.output(["dpkg-query", "-W", "-f=${Version}", ctx.base.package],
                       check=False) or "unknown"
     st = os.stat(ctx.tarball)
     return f"{ver} {st.st_size} {int(st.st_mtime)}"
@@ -149,21 +165,33 @@ def apply_series(ctx, pristine: str, tid: str):
 
 def extract_tree(ctx, tid: str):
     ver = tid.split(" ", 1)[0]
-    core.info(f"extracting {ctx.tarball} ({core.SOURCE_PKG} {ver}) into {ctx.tree}")
+    b = ctx.base
+    core.info(f"extracting {ctx.tarball} ({b.package} {ver}) into {ctx.tree}")
     tmp = os.path.join(ctx.cache, "extract.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
     core.run(["tar", "-C", tmp, "-xf", ctx.tarball], check=True)
-    src = os.path.join(tmp, "linux-source-6.1")
+    src = os.path.join(tmp, b.directory)
     if not os.path.isdir(src):
-        core.die(f"{ctx.tarball} has no linux-source-6.1/ directory")
+        shutil.rmtree(tmp, ignore_errors=True)
+        core.die(f"{ctx.tarball} has no {b.directory}/ directory ({b.path}: "
+                 "source.directory)")
+    try:
+        check_version(ctx, src, ctx.tarball)
+    except core.Failure:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    # Only now, with a tree of the right version at hand, the old one
+    # (already checked to hold nothing unexported) goes.
+    if os.path.lexists(ctx.tree):
+        shutil.rmtree(ctx.tree)
     os.rename(src, ctx.tree)
     os.rmdir(tmp)
     core.info("committing the pristine tree")
     core.git(ctx.tree, "init", "-q", "-b", "setfs")
     # Debian's top-level .gitignore ignores everything ("/*"): force.
     core.git(ctx.tree, "add", "-f", "-A", ".")
-    core.git(ctx.tree, "commit", "-q", "-m", f"Debian {core.SOURCE_PKG} {ver} (pristine)",
+    core.git(ctx.tree, "commit", "-q", "-m", f"Debian {b.package} {ver} (pristine)",
              "-m", f"Extracted from {ctx.tarball} by setfs-probe's run.sh.")
     core.git(ctx.tree, "tag", "-f", "pristine")
 
@@ -171,10 +199,17 @@ def extract_tree(ctx, tid: str):
 def prepare_tree(ctx) -> stage.StageResult:
     """The tree with kernel-patches/ applied (or as it is: --keep-tree)."""
     t0 = core.now()
+    pkg = ctx.base.package
     if not os.path.isfile(ctx.tarball):
-        core.ensure_pkgs(ctx, [core.SOURCE_PKG])
+        if ctx.tarball_given:
+            core.die(f"SETFS_TARBALL={ctx.tarball}: no such file")
+        try:
+            core.ensure_pkgs(ctx, [pkg])
+        except core.Failure as e:
+            core.die(f"base {ctx.base.name}: {e} ({ctx.base.path}: source.package)")
     if not os.path.isfile(ctx.tarball):
-        core.die(f"{ctx.tarball} is missing after installing {core.SOURCE_PKG}")
+        core.die(f"{ctx.tarball} is missing after installing {pkg} "
+                 f"({ctx.base.path}: source.tarball)")
     tid = tarball_id(ctx)
     sid = series_id(ctx)
     git_dir = os.path.isdir(os.path.join(ctx.tree, ".git"))
@@ -182,6 +217,7 @@ def prepare_tree(ctx) -> stage.StageResult:
     if ctx.keep_tree:
         if not git_dir:
             core.die(f"--keep-tree: there is no prepared tree at {ctx.tree} yet")
+        check_version(ctx, ctx.tree, f"the prepared tree {ctx.tree}")
         return stage.record(ctx, "prepare", "kept as it is (--keep-tree)",
                             core.elapsed(t0), status="up to date")
 
@@ -203,13 +239,22 @@ def prepare_tree(ctx) -> stage.StageResult:
             if dirty:
                 refuse_to_discard(ctx, dirty)
             core.info(f"{ctx.tarball} changed: replacing the tree")
-        shutil.rmtree(ctx.tree)
     os.makedirs(ctx.cache, exist_ok=True)
     extract_tree(ctx, tid)
     apply_series(ctx, head(ctx, "pristine"), tid)
     n = core.git(ctx.tree, "rev-list", "--count", "pristine..HEAD")
     return stage.record(ctx, "prepare", f"extracted, {n} patches applied",
                         core.elapsed(t0))
+
+
+def check_version(ctx, src: str, what: str):
+    """The tree at SRC (from WHAT) must be the base's version."""
+    from harness import base as base_mod
+
+    got = base_mod.tree_version(core.read(os.path.join(src, "Makefile"), ""))
+    if got != ctx.base.version:
+        core.die(f"{what} holds Linux {got or 'of no known version'}, not "
+                 f"{ctx.base.version} ({ctx.base.path}: source.version)")
 
 
 def tree_id(ctx) -> str:

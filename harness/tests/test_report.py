@@ -10,7 +10,7 @@ logs/*.console.log.gz are the consoles of the five targets of one full
 edited the way a broken run looks: a failing case, a splat, a hang, a
 crash, a bad taint, no taint line, a filter that selects nothing, KTAP
 that kunit.py cannot parse.  They need the prepared tree's kunit_parser
-($SETFS_TREE, else ~/.cache/setfs-probe/linux).
+($SETFS_TREE, else the default base's ~/.cache/setfs-probe/BASE/linux).
 """
 
 import gzip
@@ -20,12 +20,12 @@ import tempfile
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
-from harness import guest, report
+from harness import base, guest, report
 
 LOGS = os.path.join(os.path.dirname(__file__), "logs")
 TREE = os.environ.get("SETFS_TREE") or os.path.join(
     os.environ.get("SETFS_CACHE") or os.path.expanduser("~/.cache/setfs-probe"),
-    "linux")
+    base.select().name, "linux")
 
 # What each recorded run reported (passed, failed, skipped) and its
 # KUnit / user split, as run.sh printed it then.

@@ -149,6 +149,26 @@ class CommandLine(unittest.TestCase):
         self.assertEqual(ctx.arches, ["x86_64+debug", "ppc64le+debug"])
         self.assertEqual(ctx.filter, "setfs_proc,setfs_sysctl.*")
 
+    def test_base(self):
+        """--base, else SETFS_BASE, else the default record; each base has
+        its own cache tree and tarball, the lock stays at the top."""
+        _, ctx = self.parse("kunit")
+        self.assertEqual((ctx.base_name, ctx.cache, ctx.tree),
+                         ("6.1", "/nonexistent/6.1", "/nonexistent/6.1/linux"))
+        _, ctx = self.parse("kunit", "--base", "6.12")
+        self.assertEqual((ctx.cache, ctx.tarball, ctx.base.procfs),
+                         ("/nonexistent/6.12", "/usr/src/linux-source-6.12.tar.xz", ""))
+        ctx = core.Ctx.from_env({"SETFS_CACHE": "/x", "SETFS_BASE": "6.12",
+                                 "SETFS_TARBALL": "/t.tar.xz"})
+        cli.parse(["test"], ctx, target.lists())
+        self.assertEqual((ctx.cache_root, ctx.cache, ctx.tarball),
+                         ("/x", "/x/6.12", "/t.tar.xz"))
+        for argv, msg in ((["kunit", "--base", "5.10"], "unknown base '5.10' .known: 6.1, 6.12"),
+                          (["kunit", "--base="], "--base needs a base name"),
+                          (["kunit", "--base"], "--base needs a value")):
+            with self.subTest(argv=argv), self.assertRaisesRegex(core.UsageFailure, msg):
+                self.parse(*argv)
+
     def test_usage_errors(self):
         for argv, msg in ((["kunit", "--timeout", "00"], "--timeout takes seconds"),
                           (["kunit", "--timeout", "５"], "--timeout takes seconds"),
@@ -189,6 +209,8 @@ class Targets(unittest.TestCase):
 class Kinds(unittest.TestCase):
     def test_tree_cmdline(self):
         ctx = core.Ctx(cache="/c", filter="setfs_proc", soak="quick")
+        ctx.use_base("6.1")
+        ctx.tree = ctx.cache = "/c"
         t = target.load(ctx, "x86_64-debian")
         args = kinds.kind_of(ctx, t).qemu("test")
         self.assertEqual(args[:2], ["-initrd", "/c/work/x86_64-debian/initramfs.cpio"])
@@ -198,6 +220,19 @@ class Kinds(unittest.TestCase):
             "setfs_target=x86_64-debian", "setfs_paging=4-level",
             "setfs_task_size_max=0x7ffffffff000", "setfs_filter=setfs_proc",
             *core.SOAK_QUICK.split()])
+
+    def test_a_base_without_the_procfs_series_says_so(self):
+        """6.12 has no procfs series yet: the tree guests expect the
+        pristine procfs side (setfs_series=none), once, as the distro
+        guest's record already says; 6.1's tree guests do not."""
+        for name, want in (("6.1", 0), ("6.12", 1)):
+            ctx = core.Ctx(cache_root="/c")
+            ctx.use_base(name)
+            for tname, n in (("x86_64", want), ("x86_64-debian", 1)):
+                with self.subTest(base=name, target=tname):
+                    t = target.load(ctx, tname)
+                    words = kinds.kind_of(ctx, t).qemu("test")[3].split()
+                    self.assertEqual(words.count("setfs_series=none"), n)
 
     def test_builtin_runs_only_tests(self):
         ctx = core.Ctx(cache="/c")

@@ -1,0 +1,185 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Base records: bases/NAME.toml, one per kernel tree the kit runs on,
+validated here.  A base says which Debian source package and tarball the
+tree comes from, which upstream version the tree must be (its Makefile's
+VERSION.PATCHLEVEL), which series directories of kernel-patches/ go on it,
+and which Debian kernel packages the distro target of that release uses.
+Nothing else in the harness names a kernel version.
+
+    python3 -m harness.base list     # NAME ... (the default first)
+    python3 -m harness.base check    # validate every record
+
+The base of a run: --base NAME, else SETFS_BASE, else the record that
+says default = true.  Each base has a cache tree of its own
+($SETFS_CACHE/NAME) and its own series directories.
+"""
+
+import dataclasses
+import os
+import re
+import sys
+import tomllib
+
+BASES_DIR = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "bases")
+
+NAME_RE = re.compile(r"^[0-9][0-9a-z.]*$")
+PKG_RE = re.compile(r"^[a-z0-9][a-z0-9+.-]*$")
+ABS_RE = re.compile(r"^/(?!.*(^|/)\.\.(/|$))[A-Za-z0-9_.+/-]+$")
+DIR_RE = re.compile(r"^(?!.*(^|/)\.\.(/|$))[A-Za-z0-9_.+-]+(/[A-Za-z0-9_.+-]+)*$")
+VERSION_RE = re.compile(r"^[0-9]+\.[0-9]+$")
+
+
+class BaseError(Exception):
+    """A base record that cannot be used; the message names file and field."""
+
+
+class UnknownBase(BaseError):
+    """A name that names no record (a usage error, exit status 2)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Base:
+    name: str
+    path: str            # relative to the repository
+    default: bool
+    package: str         # the Debian source package: linux-source-6.12
+    tarball: str         # where it puts the tarball
+    directory: str       # the tarball's top directory
+    version: str         # VERSION.PATCHLEVEL of the tree's Makefile
+    fixes: str           # series directory of the uaccess fixes ("": none)
+    procfs: str          # series directory of the procfs series ("": none)
+    distro_abi: str      # regular expression of the image packages' ABI
+    distro_kbuild: str   # the kbuild package; @ABI@ is the ABI found
+
+    @property
+    def series_dirs(self):
+        return [d for d in (self.fixes, self.procfs) if d]
+
+
+# table -> field -> (required, pattern); every field is a string except
+# the top level's "default".
+SCHEMA = {
+    "source": {"package": (True, PKG_RE), "tarball": (True, ABS_RE),
+               "directory": (True, re.compile(r"^[A-Za-z0-9_.+-]+$")),
+               "version": (True, VERSION_RE)},
+    "series": {"fixes": (False, DIR_RE), "procfs": (False, DIR_RE)},
+    "distro": {"abi": (True, None), "kbuild": (True, re.compile(r"^[a-z0-9+.-]*(@ABI@)?[a-z0-9+.-]*$"))},
+}
+
+
+def parse(name: str, text: str, path: str = "<base>") -> Base:
+    if not NAME_RE.match(name):
+        raise BaseError(f"{path}: '{name}' is not a base name (a version: digits, "
+                        "dots and lower-case letters)")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise BaseError(f"{path}: not valid TOML: {e}") from None
+    for key in data:
+        if key != "default" and key not in SCHEMA:
+            raise BaseError(f"{path}: {key}: unknown field or table "
+                            f"(known: default, {', '.join(SCHEMA)})")
+    default = data.get("default", False)
+    if type(default) is not bool:
+        raise BaseError(f"{path}: default: must be a bool, not {type(default).__name__}")
+    vals = {}
+    for table, fields in SCHEMA.items():
+        src = data.get(table, {})
+        if not isinstance(src, dict):
+            raise BaseError(f"{path}: [{table}] must be a table")
+        for key in src:
+            if key not in fields:
+                raise BaseError(f"{path}: {table}.{key}: unknown field (known: "
+                                f"{', '.join(fields)})")
+        for key, (required, pattern) in fields.items():
+            where = f"{path}: {table}.{key}"
+            if key not in src:
+                if required:
+                    raise BaseError(f"{where}: missing (required)")
+                vals[f"{table}.{key}"] = ""
+                continue
+            v = src[key]
+            if type(v) is not str:
+                raise BaseError(f"{where}: must be a string, not {type(v).__name__}")
+            if pattern and v and not pattern.match(v):
+                raise BaseError(f"{where}: {v!r} is not allowed here "
+                                f"(must match {pattern.pattern})")
+            vals[f"{table}.{key}"] = v
+    try:
+        re.compile(vals["distro.abi"])
+    except re.error as e:
+        raise BaseError(f"{path}: distro.abi: not a regular expression: {e}") from None
+    if vals["series.fixes"] and vals["series.fixes"] == vals["series.procfs"]:
+        raise BaseError(f"{path}: series.fixes and series.procfs: the same directory")
+    for key in ("series.fixes", "series.procfs"):
+        if vals[key] and not (vals[key] + "/").startswith("kernel-patches/"):
+            raise BaseError(f"{path}: {key}: {vals[key]!r} is not under kernel-patches/")
+    return Base(name=name, path=path, default=default,
+                package=vals["source.package"], tarball=vals["source.tarball"],
+                directory=vals["source.directory"], version=vals["source.version"],
+                fixes=vals["series.fixes"], procfs=vals["series.procfs"],
+                distro_abi=vals["distro.abi"], distro_kbuild=vals["distro.kbuild"])
+
+
+def names(directory: str = BASES_DIR):
+    return sorted(f[:-5] for f in os.listdir(directory)
+                  if f.endswith(".toml") and not f.startswith("."))
+
+
+def load(name: str, directory: str = BASES_DIR) -> Base:
+    path = os.path.join(directory, name + ".toml")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        raise UnknownBase(f"unknown base '{name}' (known: "
+                          f"{', '.join(names(directory))})") from None
+    return parse(name, text, os.path.relpath(path, os.path.dirname(directory)))
+
+
+def load_all(directory: str = BASES_DIR):
+    """Every base, validated, exactly one of them the default."""
+    bases = {n: load(n, directory) for n in names(directory)}
+    defaults = [b.name for b in bases.values() if b.default]
+    if len(defaults) != 1:
+        raise BaseError(f"{os.path.basename(directory)}/: exactly one base must say "
+                        f"default = true (now: {', '.join(defaults) or 'none'})")
+    return bases
+
+
+def select(name: str = "", directory: str = BASES_DIR) -> Base:
+    """The base NAME, or the default one for an empty NAME."""
+    bases = load_all(directory)
+    if not name:
+        return next(b for b in bases.values() if b.default)
+    if name not in bases:
+        raise UnknownBase(f"unknown base '{name}' (known: {', '.join(bases)})")
+    return bases[name]
+
+
+def tree_version(makefile_text: str) -> str:
+    """VERSION.PATCHLEVEL of a kernel tree's top Makefile ("" if absent)."""
+    v = re.search(r"(?m)^VERSION\s*=\s*(\d+)\s*$", makefile_text)
+    p = re.search(r"(?m)^PATCHLEVEL\s*=\s*(\d+)\s*$", makefile_text)
+    return f"{v.group(1)}.{p.group(1)}" if v and p else ""
+
+
+def main(argv):
+    try:
+        bases = load_all()
+        if argv == ["list"]:
+            print(" ".join(sorted(bases, key=lambda n: not bases[n].default)))
+        elif argv == ["check"]:
+            print(f"{len(bases)} bases valid: {' '.join(bases)}")
+        else:
+            print(__doc__.split("\n\n")[1], file=sys.stderr)
+            return 2
+    except BaseError as e:
+        print(f"bases: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

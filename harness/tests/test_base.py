@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Base records (bases/*.toml, harness/base.py): the committed ones are
+valid, a bad one is refused naming its file and field, and a tree is
+checked against its record's version."""
+
+import os
+import tempfile
+import unittest
+
+from harness import base
+
+GOOD = """
+[source]
+package = "linux-source-6.12"
+tarball = "/usr/src/linux-source-6.12.tar.xz"
+directory = "linux-source-6.12"
+version = "6.12"
+[series]
+fixes = "kernel-patches/6.12/uaccess"
+[distro]
+abi = '6\\.12\\.[0-9]+\\+deb12'
+kbuild = "linux-kbuild-@ABI@"
+"""
+
+
+class Records(unittest.TestCase):
+    def test_committed_records(self):
+        bases = base.load_all()
+        self.assertIn("6.1", bases)
+        self.assertIn("6.12", bases)
+        self.assertEqual([b.name for b in bases.values() if b.default], ["6.1"])
+        b = bases["6.1"]
+        self.assertEqual(b.series_dirs, ["kernel-patches/uaccess", "kernel-patches"])
+        self.assertEqual(bases["6.12"].series_dirs, ["kernel-patches/6.12/uaccess"])
+
+    def test_good(self):
+        b = base.parse("6.12", GOOD, "bases/6.12.toml")
+        self.assertEqual((b.version, b.procfs, b.default), ("6.12", "", False))
+
+    def test_bad_fields_are_named(self):
+        cases = (
+            (GOOD.replace('version = "6.12"', 'version = "6.12.118"'),
+             "source.version: '6.12.118' is not allowed"),
+            (GOOD.replace('version = "6.12"\n', ''), "source.version: missing"),
+            (GOOD.replace('/usr/src/', 'usr/src/'), "source.tarball"),
+            (GOOD.replace('fixes = "kernel-patches/6.12/uaccess"', 'fixes = "../x"'),
+             "series.fixes"),
+            (GOOD.replace('fixes = "kernel-patches/6.12/uaccess"', 'fixes = "rootfs"'),
+             "series.fixes: 'rootfs' is not under kernel-patches/"),
+            (GOOD.replace("abi = '6", "abi = '(6"), "distro.abi: not a regular expression"),
+            (GOOD.replace('kbuild = "linux-kbuild-@ABI@"', 'kbuild = 1'),
+             "distro.kbuild: must be a string"),
+            (GOOD + "flavour = 'x'\n", r"distro.flavour: unknown field"),
+            ("default = 'yes'\n" + GOOD, "default: must be a bool"),
+            ("[kernel]\n" + GOOD, "kernel: unknown field or table"),
+            (GOOD.replace("[source]", "[source"), "not valid TOML"),
+        )
+        for text, msg in cases:
+            with self.subTest(msg=msg), self.assertRaisesRegex(base.BaseError, msg):
+                base.parse("6.12", text, "bases/6.12.toml")
+        with self.assertRaisesRegex(base.BaseError, "'v6' is not a base name"):
+            base.parse("v6", GOOD)
+
+    def test_one_default(self):
+        with tempfile.TemporaryDirectory() as d:
+            for name in ("6.1", "6.12"):
+                with open(os.path.join(d, name + ".toml"), "w") as fh:
+                    fh.write(GOOD)
+            with self.assertRaisesRegex(base.BaseError, "exactly one base must say "
+                                        "default = true .now: none"):
+                base.load_all(d)
+            with self.assertRaisesRegex(base.UnknownBase, "unknown base '5.4'"):
+                base.load("5.4", d)
+
+    def test_tree_version(self):
+        mk = "# SPDX\nVERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 118\nEXTRAVERSION =\n"
+        self.assertEqual(base.tree_version(mk), "6.12")
+        self.assertEqual(base.tree_version(mk.replace("12\n", "1\n", 1)), "6.1")
+        self.assertEqual(base.tree_version("all:\n"), "")
+
+
+if __name__ == "__main__":
+    unittest.main()
+
+
+class TreeOfTheWrongVersion(unittest.TestCase):
+    """A tarball whose tree is not the base's version is refused with one
+    line naming the field, and the prepared tree stays as it was."""
+
+    def test_refused_and_nothing_touched(self):
+        import subprocess
+
+        from harness import core, tree
+
+        with tempfile.TemporaryDirectory() as d:
+            src = os.path.join(d, "src", "linux-source-6.12")
+            os.makedirs(src)
+            with open(os.path.join(src, "Makefile"), "w") as fh:
+                fh.write("VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 192\n")
+            tarball = os.path.join(d, "linux-source-6.12.tar.xz")
+            subprocess.run(["tar", "-C", os.path.join(d, "src"), "-cJf", tarball,
+                            "linux-source-6.12"], check=True)
+            ctx = core.Ctx(cache_root=os.path.join(d, "cache"), tarball_given=tarball)
+            ctx.use_base("6.12")
+            os.makedirs(ctx.tree)
+            keep = os.path.join(ctx.tree, "mine.c")
+            with open(keep, "w") as fh:
+                fh.write("work\n")
+            with self.assertRaisesRegex(core.Failure, r"holds Linux 6\.1, not 6\.12 "
+                                        r"\(bases/6\.12\.toml: source\.version\)"):
+                tree.prepare_tree(ctx)
+            self.assertTrue(os.path.isfile(keep))
+            self.assertFalse(os.path.exists(os.path.join(ctx.cache, "extract.tmp")))
