@@ -51,6 +51,12 @@ class Base:
     procfs: str          # series directory of the procfs series ("": none)
     distro_abi: str      # regular expression of the image packages' ABI
     distro_kbuild: str   # the kbuild package; @ABI@ is the ABI found
+    # config fragments added after a target's own: target name -> paths
+    # relative to the repository (Kconfig names that differ by base)
+    fragments: dict = dataclasses.field(default_factory=dict)
+
+    def target_fragments(self, target: str):
+        return list(self.fragments.get(target, ()))
 
     @property
     def series_dirs(self):
@@ -77,9 +83,21 @@ def parse(name: str, text: str, path: str = "<base>") -> Base:
     except tomllib.TOMLDecodeError as e:
         raise BaseError(f"{path}: not valid TOML: {e}") from None
     for key in data:
-        if key != "default" and key not in SCHEMA:
+        if key not in ("default", "fragments") and key not in SCHEMA:
             raise BaseError(f"{path}: {key}: unknown field or table "
-                            f"(known: default, {', '.join(SCHEMA)})")
+                            f"(known: default, fragments, {', '.join(SCHEMA)})")
+    frags = data.get("fragments", {})
+    if not isinstance(frags, dict):
+        raise BaseError(f"{path}: [fragments] must be a table")
+    for tname, files in frags.items():
+        where = f"{path}: fragments.{tname}"
+        if not re.match(r"^[a-z0-9][a-z0-9_-]*$", tname):
+            raise BaseError(f"{where}: not a target name")
+        if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+            raise BaseError(f"{where}: must be a list of strings")
+        for f in files:
+            if not DIR_RE.match(f) or not f.startswith("config/"):
+                raise BaseError(f"{where}: {f!r} is not a file under config/")
     default = data.get("default", False)
     if type(default) is not bool:
         raise BaseError(f"{path}: default: must be a bool, not {type(default).__name__}")
@@ -119,7 +137,8 @@ def parse(name: str, text: str, path: str = "<base>") -> Base:
                 package=vals["source.package"], tarball=vals["source.tarball"],
                 directory=vals["source.directory"], version=vals["source.version"],
                 fixes=vals["series.fixes"], procfs=vals["series.procfs"],
-                distro_abi=vals["distro.abi"], distro_kbuild=vals["distro.kbuild"])
+                distro_abi=vals["distro.abi"], distro_kbuild=vals["distro.kbuild"],
+                fragments={k: tuple(v) for k, v in frags.items()})
 
 
 def names(directory: str = BASES_DIR):
@@ -139,8 +158,15 @@ def load(name: str, directory: str = BASES_DIR) -> Base:
 
 
 def load_all(directory: str = BASES_DIR):
-    """Every base, validated, exactly one of them the default."""
+    """Every base, validated, exactly one of them the default, every
+    fragment a file."""
     bases = {n: load(n, directory) for n in names(directory)}
+    top = os.path.dirname(directory)
+    for b in bases.values():
+        for tname, files in b.fragments.items():
+            for f in files:
+                if not os.path.isfile(os.path.join(top, f)):
+                    raise BaseError(f"{b.path}: fragments.{tname}: {f} does not exist")
     defaults = [b.name for b in bases.values() if b.default]
     if len(defaults) != 1:
         raise BaseError(f"{os.path.basename(directory)}/: exactly one base must say "

@@ -47,9 +47,11 @@ class Kind:
         return []
 
     def fragments(self) -> List[str]:
-        repo = self.ctx.repo
+        repo, base = self.ctx.repo, self.ctx.base
+        extra = [os.path.join(repo, f) for f in
+                 (base.target_fragments(self.t.base) if base else [])]
         return ([os.path.join(repo, "config", "base.config")] + self.kind_fragments() +
-                self.t.fragments(repo))
+                self.t.fragments(repo, extra))
 
     def build(self):
         raise NotImplementedError

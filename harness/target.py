@@ -63,10 +63,12 @@ class Target:
     def packages(self) -> List[str]:
         return list(self.rec.packages)
 
-    def fragments(self, repo: str) -> List[str]:
-        """The record's own config fragments (and, for the debug flavour,
-        config/debug.config and its debug fragments), as paths."""
+    def fragments(self, repo: str, base_frags=()) -> List[str]:
+        """The record's own config fragments, then BASE_FRAGS (what the
+        base adds for this target), kunit/.kunitconfig and, for the debug
+        flavour, config/debug.config and its debug fragments, as paths."""
         frags = [os.path.join(repo, f) for f in self.rec.kernel["fragments"]]
+        frags += list(base_frags)
         frags.append(os.path.join(repo, "kunit", ".kunitconfig"))
         if self.flavour == "debug":
             frags.append(os.path.join(repo, "config", "debug.config"))

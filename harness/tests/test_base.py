@@ -54,6 +54,10 @@ class Records(unittest.TestCase):
             ("default = 'yes'\n" + GOOD, "default: must be a bool"),
             ("[kernel]\n" + GOOD, "kernel: unknown field or table"),
             (GOOD.replace("[source]", "[source"), "not valid TOML"),
+            (GOOD + "[fragments]\nriscv64 = 'config/x.config'\n",
+             "fragments.riscv64: must be a list of strings"),
+            (GOOD + "[fragments]\nriscv64 = ['rootfs/x.config']\n",
+             "fragments.riscv64: 'rootfs/x.config' is not a file under config/"),
         )
         for text, msg in cases:
             with self.subTest(msg=msg), self.assertRaisesRegex(base.BaseError, msg):

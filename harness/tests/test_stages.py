@@ -201,6 +201,21 @@ class Targets(unittest.TestCase):
                           "kunit/.kunitconfig", "config/debug.config",
                           "config/debug-x86_64.config"])
 
+    def test_base_fragments_follow_the_records(self):
+        """A base's fragments for a target come after the record's own and
+        before kunit/.kunitconfig; other targets get none."""
+        for name in ("6.1", "6.12"):
+            ctx = core.Ctx(repo=TOP, cache_root="/c")
+            ctx.use_base(name)
+            rv = [os.path.relpath(f, TOP) for f in
+                  kinds.kind_of(ctx, target.load(ctx, "riscv64")).fragments()]
+            self.assertEqual(rv[-3:], ["config/riscv64.config",
+                                       f"config/{name}/riscv-virt.config",
+                                       "kunit/.kunitconfig"])
+            x = [os.path.relpath(f, TOP) for f in
+                 kinds.kind_of(ctx, target.load(ctx, "x86_64")).fragments()]
+            self.assertFalse([f for f in x if f.startswith(f"config/{name}/")])
+
     def test_unknown_is_a_usage_error(self):
         with self.assertRaisesRegex(core.UsageFailure, "unknown target 'nosuch'"):
             target.load(core.Ctx(cache="/c"), "nosuch")
