@@ -289,7 +289,7 @@ static struct setfs_recorder *setfs_recorder_file(struct kunit *test,
 	rec = kunit_kzalloc(test, sizeof(*rec), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, rec);
 	*file = setfs_kunit_anon_file(test, fops, rec, O_RDWR);
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(*file), "anon file: %ld",
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(*file), "anon file: %d",
 			       PTR_ERR_OR_ZERO(*file));
 	return rec;
 }
@@ -513,9 +513,7 @@ static void setfs_vfs_iter_write_kvec_bvec(struct kunit *test)
 		setfs_iter_prepare(test, ITER_SOURCE, i, buf, c->len, &iter,
 				   &kvec);
 
-		file_start_write(file);
-		ret = vfs_iter_write(file, &iter, &pos, 0);
-		file_end_write(file);
+		ret = setfs_kunit_iter_write(file, &iter, &pos);
 		KUNIT_ASSERT_EQ_MSG(test, ret, c->err ? c->err : (ssize_t)expect,
 				    "%s", kind);
 		KUNIT_EXPECT_EQ_MSG(test, pos, c->pos + (loff_t)expect, "%s",

@@ -14,7 +14,6 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
-#include <asm/unaligned.h>
 
 #include "setfs_kunit.h"
 
@@ -356,21 +355,6 @@ static void *setfs_nf_address(const struct setfs_nf_typed_case *c, u8 *buf)
 	return NULL;
 }
 
-/* What a plain load of @size bytes at @p gives. */
-static u64 setfs_nf_load(const void *p, size_t size)
-{
-	switch (size) {
-	case 1:
-		return *(const u8 *)p;
-	case 2:
-		return get_unaligned((const u16 *)p);
-	case 4:
-		return get_unaligned((const u32 *)p);
-	default:
-		return get_unaligned((const u64 *)p);
-	}
-}
-
 static void setfs_nofault_typed(struct kunit *test)
 {
 	const struct setfs_nf_typed_case *c = test->param_value;
@@ -388,7 +372,7 @@ static void setfs_nofault_typed(struct kunit *test)
 				c->ret);
 		if (c->ret)
 			return;
-		KUNIT_EXPECT_EQ(test, setfs_nf_load(addr, c->size),
+		KUNIT_EXPECT_EQ(test, setfs_kunit_load(addr, c->size),
 				val & GENMASK_ULL(8 * c->size - 1, 0));
 		setfs_nf_expect_untouched(test, buf, c->off, c->size);
 		return;
@@ -397,7 +381,7 @@ static void setfs_nofault_typed(struct kunit *test)
 	setfs_kunit_fill_pattern(buf, 0x1234, sizeof(buf));
 	KUNIT_EXPECT_EQ(test, setfs_get_nofault(addr, c->size, &got), c->ret);
 	if (!c->ret)
-		KUNIT_EXPECT_EQ(test, got, setfs_nf_load(addr, c->size));
+		KUNIT_EXPECT_EQ(test, got, setfs_kunit_load(addr, c->size));
 	/*
 	 * -ERANGE comes before any access, so the variable keeps its value.
 	 * After -EFAULT it is unspecified: built with asm goto outputs

@@ -177,17 +177,18 @@ static void setfs_sock_res_free(struct kunit_resource *res)
 static struct socket *setfs_unix_socket(struct kunit *test)
 {
 	struct socket *sock;
+	void *tracked;
 	int err;
 
 	err = sock_create_kern(&init_net, AF_UNIX, SOCK_STREAM, 0, &sock);
 	if (err == -EAFNOSUPPORT)
 		kunit_skip(test, "no AF_UNIX sockets: requires CONFIG_UNIX");
 	KUNIT_ASSERT_EQ_MSG(test, err, 0, "sock_create_kern(AF_UNIX)");
-	if (!kunit_alloc_resource(test, setfs_sock_res_init,
-				  setfs_sock_res_free, GFP_KERNEL, sock)) {
+	tracked = kunit_alloc_resource(test, setfs_sock_res_init,
+				       setfs_sock_res_free, GFP_KERNEL, sock);
+	if (!tracked)
 		sock_release(sock);
-		KUNIT_ASSERT_FAILURE(test, "out of memory");
-	}
+	KUNIT_ASSERT_NOT_NULL_MSG(test, tracked, "out of memory");
 	return sock;
 }
 

@@ -8,7 +8,9 @@
  * both give -EINVAL.
  *
  * do_splice_direct() is exported (fs/splice.c) and is what is used here,
- * with file_start_write() around it as do_sendfile() does.
+ * called as do_sendfile() calls it (setfs_kunit_splice_direct(): the
+ * range checks first, and file_start_write() around it where the caller
+ * still has to take it).
  */
 #include <linux/fs.h>
 #include <linux/module.h>
@@ -100,7 +102,7 @@ static struct file *setfs_splice_out_file(struct kunit *test,
 	case SETFS_OUT_WRITE_ITER:
 		file = setfs_kunit_anon_file(test, &setfs_write_iter_fops, calls,
 					     O_WRONLY);
-		KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(file), "anon file: %ld",
+		KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(file), "anon file: %d",
 				       PTR_ERR_OR_ZERO(file));
 		return file;
 	case SETFS_OUT_PROC_WRITE:
@@ -126,9 +128,7 @@ static void setfs_splice_direct(struct kunit *test)
 	out = setfs_splice_out_file(test, c->out, &write_iter_calls);
 	KUNIT_ASSERT_NOT_NULL(test, out);
 
-	file_start_write(out);
-	ret = do_splice_direct(in, &pos, out, &opos, c->len, 0);
-	file_end_write(out);
+	ret = setfs_kunit_splice_direct(in, &pos, out, &opos, c->len);
 
 	KUNIT_EXPECT_EQ(test, write_iter_calls, 0U);
 	KUNIT_ASSERT_EQ(test, ret, c->err ? (long)c->err : (long)expect);

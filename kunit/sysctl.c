@@ -23,15 +23,35 @@
 #define SETFS_SYSCTL_STR	"/proc/sys/" SETFS_SYSCTL_DIR "/str"
 #define SETFS_SYSCTL_STRICT	"/proc/sys/kernel/sysctl_writes_strict"
 #define SETFS_STR_MAX		16
+#define SETFS_SYSCTL_ENTRIES	2
 
 struct setfs_sysctl {
-	struct ctl_table table[3];
+	/* the entries and one more, zeroed: see setfs_sysctl_register() */
+	struct ctl_table table[SETFS_SYSCTL_ENTRIES + 1];
 	struct ctl_table_header *header;
 	int min;
 	int max;
 	int ival;
 	char str[SETFS_STR_MAX];
 };
+
+/*
+ * register_sysctl() of the entries of s->table.  6.1's walks the table up
+ * to an entry without a procname, the zeroed one after the entries.  Since
+ * "sysctl: Add size to register_sysctl" (6.6) it is a macro that passes
+ * ARRAY_SIZE() of its argument instead, and since commit d7a76ec87195
+ * ("sysctl: Remove check for sentinel element in ctl_table arrays", 6.11)
+ * every entry counted must be a real one: the zeroed entry fails with
+ * "procname is null".  Viewing s->table as an array of the entries alone
+ * serves both: ARRAY_SIZE() counts the entries, and 6.1 still finds the
+ * zeroed entry behind them, inside s->table.
+ */
+static struct ctl_table_header *setfs_sysctl_register(struct setfs_sysctl *s)
+{
+	struct ctl_table (*entries)[SETFS_SYSCTL_ENTRIES] = (void *)s->table;
+
+	return register_sysctl(SETFS_SYSCTL_DIR, *entries);
+}
 
 static int setfs_sysctl_init(struct kunit *test)
 {
@@ -60,8 +80,8 @@ static int setfs_sysctl_init(struct kunit *test)
 		.mode		= 0644,
 		.proc_handler	= proc_dostring,
 	};
-	/* table[2] stays zero: the terminator 6.1 still needs */
-	s->header = register_sysctl(SETFS_SYSCTL_DIR, s->table);
+	/* table[SETFS_SYSCTL_ENTRIES] stays zero */
+	s->header = setfs_sysctl_register(s);
 	if (!s->header)
 		return -ENOMEM;
 	test->priv = s;

@@ -23,7 +23,6 @@
  */
 #include <linux/string.h>
 #include <linux/uaccess.h>
-#include <asm/unaligned.h>
 
 #include "setfs_kunit.h"
 
@@ -88,17 +87,17 @@ static void setfs_uk_get(struct kunit *test, const u8 *src, size_t size)
 	case 2:
 		err = get_user(v16, (const u16 __user *)p);
 		got = v16;
-		want = get_unaligned((const u16 *)src);
+		want = setfs_kunit_load(src, sizeof(u16));
 		break;
 	case 4:
 		err = get_user(v32, (const u32 __user *)p);
 		got = v32;
-		want = get_unaligned((const u32 *)src);
+		want = setfs_kunit_load(src, sizeof(u32));
 		break;
 	default:
 		err = get_user(v64, (const u64 __user *)p);
 		got = v64;
-		want = get_unaligned((const u64 *)src);
+		want = setfs_kunit_load(src, sizeof(u64));
 		break;
 	}
 	KUNIT_EXPECT_EQ_MSG(test, err, SETFS_UK_COPIES ? 0 : -EFAULT,
@@ -136,13 +135,16 @@ static void setfs_uk_put(struct kunit *test, const u8 *val, size_t off,
 		err = put_user(*val, (u8 __user *)p);
 		break;
 	case 2:
-		err = put_user(get_unaligned((const u16 *)val), (u16 __user *)p);
+		err = put_user((u16)setfs_kunit_load(val, sizeof(u16)),
+			       (u16 __user *)p);
 		break;
 	case 4:
-		err = put_user(get_unaligned((const u32 *)val), (u32 __user *)p);
+		err = put_user((u32)setfs_kunit_load(val, sizeof(u32)),
+			       (u32 __user *)p);
 		break;
 	default:
-		err = put_user(get_unaligned((const u64 *)val), (u64 __user *)p);
+		err = put_user((u64)setfs_kunit_load(val, sizeof(u64)),
+			       (u64 __user *)p);
 		break;
 	}
 	KUNIT_EXPECT_EQ_MSG(test, err, SETFS_UK_COPIES ? 0 : -EFAULT,
