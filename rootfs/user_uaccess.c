@@ -171,6 +171,16 @@ enum ua_size {
 	SZ_TOP,		/* TASK_SIZE_MAX + size */
 };
 
+/*
+ * Which copy_from_user() a row is for (SETFS_INFO_MASKED_USER_COPY): the
+ * row of the other kind skips, saying so.
+ */
+enum ua_copy {
+	UA_COPY_ANY,
+	UA_COPY_ACCESS_OK,	/* access_ok() on the whole range first */
+	UA_COPY_MASKED,		/* mask_user_address(), then copy to the fault */
+};
+
 struct ua_row {
 	const char *name;
 	unsigned int op;
@@ -181,6 +191,7 @@ struct ua_row {
 	long long ret;
 	const char *place;	/* placed at the address first... */
 	size_t place_len;	/* ...this many bytes of it */
+	enum ua_copy copy;
 };
 
 /*
@@ -189,14 +200,17 @@ struct ua_row {
  * below give a set each.
  */
 #define UA(n, OP, b, o, s, r) \
-	{ n, SETFS_UA_##OP, b, o, s, SZ_BYTES, r, NULL, 0 }
+	{ n, SETFS_UA_##OP, b, o, s, SZ_BYTES, r, NULL, 0, UA_COPY_ANY }
 #define UA_SET_MAX 14
 #define CLR(n, b, o, s, r) \
-	{ { n, SETFS_UA_CLEAR_USER, b, o, s, SZ_BYTES, r, NULL, 0 } }
+	{ { n, SETFS_UA_CLEAR_USER, b, o, s, SZ_BYTES, r, NULL, 0, UA_COPY_ANY } }
 #define STR(n, b, o, s, r, p, l) \
-	{ { n, SETFS_UA_STRNCPY_FROM_USER, b, o, s, SZ_BYTES, r, p, l } }
+	{ { n, SETFS_UA_STRNCPY_FROM_USER, b, o, s, SZ_BYTES, r, p, l, \
+	    UA_COPY_ANY } }
+#define UAC(n, OP, b, o, s, r, c) \
+	{ { n, SETFS_UA_##OP, b, o, s, SZ_BYTES, r, NULL, 0, c } }
 #define AOK(n, b, o, s, u, r) \
-	{ { n, SETFS_UA_ACCESS_OK, b, o, s, u, r, NULL, 0 } }
+	{ { n, SETFS_UA_ACCESS_OK, b, o, s, u, r, NULL, 0, UA_COPY_ANY } }
 
 /*
  * get_user() and put_user() meet the same edges, with the same results:
@@ -236,8 +250,6 @@ struct ua_row {
 #define COPY_ROWS(op, OP) {						\
 	UA(#op "_user_last_16_bytes", OP##_USER,			\
 	   AT_TOP, -16, 16, 0),						\
-	UA(#op "_user_straddles_task_size_max", OP##_USER,		\
-	   AT_TOP, -8, 16, 16),						\
 	UA(#op "_user_zero_bytes_at_task_size_max", OP##_USER,		\
 	   AT_TOP, 0, 0, 0),						\
 	UA(#op "_user_partial_before_unmapped", OP##_USER,		\
@@ -250,6 +262,20 @@ static const struct ua_row ua_rows[][UA_SET_MAX] = {
 	GET_PUT_ROWS(put, PUT),
 	COPY_ROWS(copy_from, COPY_FROM),
 	COPY_ROWS(copy_to, COPY_TO),
+	/*
+	 * 16 bytes from TASK_SIZE_MAX - 8: copy_to_user() asks access_ok()
+	 * and refuses the range whole.  copy_from_user() did too until
+	 * x86-64 6.12 masks the address instead (2865baf54077, "x86:
+	 * support user address masking instead of non-speculative
+	 * conditional"): there it copies the 8 user bytes and faults at
+	 * TASK_SIZE_MAX, and the kernel says which it does.
+	 */
+	UAC("copy_to_user_straddles_task_size_max", COPY_TO_USER, AT_TOP, -8,
+	    16, 16, UA_COPY_ANY),
+	UAC("copy_from_user_straddles_task_size_max_refused", COPY_FROM_USER,
+	    AT_TOP, -8, 16, 16, UA_COPY_ACCESS_OK),
+	UAC("copy_from_user_straddles_task_size_max_masked_copies_8",
+	    COPY_FROM_USER, AT_TOP, -8, 16, 8, UA_COPY_MASKED),
 	STR("strncpy_from_user_nul_before_task_size_max", AT_TOP, -4, 16, 3,
 	    "abc", 4),
 	STR("strncpy_from_user_no_nul_before_task_size_max", AT_TOP, -4, 16,
@@ -406,6 +432,17 @@ static enum case_result run_ua_row(const void *data)
 	c.value = 0x8877665544332211ULL;
 	for (i = 0; i < sizeof(c.data); i++)
 		c.data[i] = 0xc0 + i;
+	if (r->copy != UA_COPY_ANY) {
+		bool masked, want_masked = r->copy == UA_COPY_MASKED;
+
+		if (!ctl_info(&before))
+			return CASE_FAIL;
+		masked = before.flags & SETFS_INFO_MASKED_USER_COPY;
+		if (masked && !want_masked)
+			return ktap_skip("copy_from_user() masks the address here");
+		if (!masked && want_masked)
+			return ktap_skip("copy_from_user() asks access_ok() here");
+	}
 	if (!ctl_info(&before) ||
 	    !ctl_call(SETFS_IOC_UACCESS, &c, "SETFS_IOC_UACCESS") ||
 	    !ctl_info(&after))

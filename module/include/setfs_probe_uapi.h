@@ -98,6 +98,14 @@ static inline __u64 setfs_checksum(const void *buf, unsigned long len)
  * fail with EINVAL.  Without it every proc file has ->proc_read_iter.
  */
 #define SETFS_INFO_PROC_OPS_READ	_BITULL(1)
+/*
+ * SETFS_INFO_MASKED_USER_COPY: copy_from_user() clamps the user address
+ * with mask_user_address() instead of asking access_ok() for the whole
+ * range (can_do_masked_user_access(): x86-64 from 6.12 on), so a range
+ * that crosses TASK_SIZE_MAX copies the user bytes below it, up to the
+ * fault, where access_ok() refused it whole.
+ */
+#define SETFS_INFO_MASKED_USER_COPY	_BITULL(2)
 
 struct setfs_ctl_info {
 	__u64 task_size_max;	/* TASK_SIZE_MAX: first address access_ok() refuses */
