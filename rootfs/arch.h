@@ -47,7 +47,9 @@
  * not a refused user address on this architecture.
  * ARCH_MMAP_WINDOW_NA: NULL, or why mmap() without a hint may map above
  * 2^47 here (x86_64 and powerpc64 keep such mappings below it, 32-bit
- * ARM cannot go that high).
+ * ARM cannot go that high); an expression, which may ask the running
+ * kernel's release (kernel_at_least(), setfs_user.h) where the window
+ * came later.
  */
 #if defined(__x86_64__)
 #define ARCH_NAME		"x86_64"
@@ -96,8 +98,15 @@
 #define ARCH_UACCESS_SLACK	0
 #define ARCH_NF_USER_RET	(-EFAULT)
 #define ARCH_NF_TOP_NA		NULL
-#define ARCH_MMAP_WINDOW_NA	\
-	"riscv64 6.1 has no 2^47 window: without a hint mmap() may map anywhere below TASK_SIZE"
+/*
+ * DEFAULT_MAP_WINDOW, 2^47 with sv48 and sv57 (sv39's TASK_SIZE is below
+ * it), with STACK_TOP and so mmap_base under it, came with add2cc6b6515
+ * ("RISC-V: mm: Restrict address space for sv39,sv48,sv57"), 6.6; 6.1
+ * has STACK_TOP = TASK_SIZE.
+ */
+#define ARCH_MMAP_WINDOW_NA						\
+	(kernel_at_least(6, 6) ? NULL :					\
+	 "riscv64 6.1 has no 2^47 window: without a hint mmap() may map anywhere below TASK_SIZE")
 #else
 #define ARCH_NAME		"other"
 /* above any TASK_SIZE; maybe not mapped, which the cases also allow */

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -182,6 +183,22 @@ bool series_applied(void)
 	const char *s = getenv("setfs_series");
 
 	return !s || strcmp(s, "none");
+}
+
+bool kernel_at_least(int major, int minor)
+{
+	static int have_major = -1, have_minor;
+	struct utsname u;
+
+	if (have_major < 0) {
+		if (uname(&u) || sscanf(u.release, "%d.%d", &have_major,
+					&have_minor) != 2) {
+			fprintf(stderr, "setfs_user: cannot read the kernel's release\n");
+			exit(2);
+		}
+	}
+	return have_major > major ||
+	       (have_major == major && have_minor >= minor);
 }
 
 bool check_errno(const char *what, long long ret, int err, int want)

@@ -165,6 +165,14 @@ enum case_result probe_file_state(const char *path);
  */
 bool series_applied(void);
 
+/*
+ * Whether the running kernel (uname's release) is @major.@minor or later.
+ * For behaviour that changed upstream between the bases and that no
+ * header, config option or SETFS_IOC_INFO fact tells; each caller names
+ * the commit that changed it.
+ */
+bool kernel_at_least(int major, int minor);
+
 /* Writes the pattern back into the devices' store and checks its sum. */
 bool store_restore(void);
 

@@ -152,8 +152,11 @@ static struct seg seg1024[SEGS_MAX];
 	{ .name = n, .op = OP_PREADV2, .off = (o), .segs = (s), \
 	  .nsegs = sizeof(s) / sizeof((s)[0]), .flags = (f) }
 
-/* RWF_* of <linux/fs.h> that 6.1 does not know: EOPNOTSUPP everywhere. */
-#define RWF_UNKNOWN	0x40
+/*
+ * A RWF_* bit no kernel defines (0x40 is RWF_ATOMIC from 6.11 on):
+ * EOPNOTSUPP everywhere.
+ */
+#define RWF_UNKNOWN	0x40000000	/* bit 30 */
 
 static const struct edge edges[] = {
 	PREAD("pread_0", 0),

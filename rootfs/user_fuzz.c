@@ -9,14 +9,17 @@
  * into TASK_SIZE_MAX part way.
  *
  * Every result is predicted, not merely tolerated: a model of the file
- * (its position, the devices' store) and of the VFS paths of 6.1
- * (fs/read_write.c, fs/splice.c, lib/iov_iter.c) gives one expected
+ * (its position, the devices' store) and of the VFS paths of 6.1 and
+ * 6.12 (fs/read_write.c, fs/splice.c, lib/iov_iter.c) gives one expected
  * result per call, either a count or an errno, except where two errors
- * race by design (listed in fz_expect_*).  Read bytes are compared with
- * the fixture pattern at their offset; the store checksum the module
- * reports is compared with the model's at the end of the case.  The first
- * difference fails the case with the operation, its arguments and the
- * seed; "setfs_user fuzz_seed=S fuzz_ops=N" (or setfs_fuzz_seed=S on the
+ * race by design (listed in fz_expect_*).  Where the two differ, the
+ * kernel tells which path it takes (SETFS_IOC_INFO), or its release does
+ * (the commits are named in fuzz_setup()); each case says which model it
+ * ran.  Read bytes are compared with the fixture pattern at their
+ * offset; the store checksum the module reports is compared with the
+ * model's at the end of the case.  The first difference fails the case
+ * with the operation, its arguments and the seed;
+ * "setfs_user fuzz_seed=S fuzz_ops=N" (or setfs_fuzz_seed=S on the
  * kernel command line) replays it.
  *
  * The documented results, by file (see setfs_probe_uapi.h):
@@ -79,6 +82,8 @@
 #define RWF_NOWAIT	0x08
 #endif
 #define K_RWF_SUPPORTED	0x1f	/* HIPRI DSYNC SYNC NOWAIT APPEND */
+#define K_RWF_NOAPPEND	0x20	/* 6.9 */
+#define K_RWF_ATOMIC	0x40	/* 6.11, writes only */
 
 /* What a file does with each kind of call (file methods, fs/proc/inode.c). */
 enum {
@@ -207,6 +212,12 @@ static struct {
 	unsigned int fails;
 	const struct fuzz_row *row;
 	const struct fop *cur;	/* for the watchdog */
+	/* The running kernel's paths where 6.1 and 6.12 differ: fuzz_setup() */
+	bool masked_copy;	/* copy_from_user() masks, copies to the fault */
+	bool readv_mode_first;	/* vfs_readv(): FMODE_READ before the iovecs */
+	bool iov_ubuf;		/* one iovec: import_ubuf(), clamped first */
+	bool splice_whole;	/* splice(2): rw_verify_area() of the whole len */
+	unsigned int rwf_read;	/* RWF_* kiocb_set_rw_flags() takes on a read */
 } fz;
 
 static unsigned long long rnd(void)
@@ -560,7 +571,9 @@ static void pick_segments(struct fop *o)
 
 /*
  * The iovec part of readv/preadv2: import_iovec() (lib/iov_iter.c); 0 or
- * -errno.
+ * -errno.  access_ok() of each whole segment, except for a single one
+ * where the kernel imports it as ITER_UBUF (fz.iov_ubuf): import_ubuf()
+ * clamps it to MAX_RW_COUNT first.
  */
 static int iov_import_error(const struct fop *o, size_t *total)
 {
@@ -578,6 +591,13 @@ static int iov_import_error(const struct fop *o, size_t *total)
 	for (i = 0; i < o->vlen; i++)
 		if ((ssize_t)o->seg[i] < 0)
 			return -EINVAL;
+	if (fz.iov_ubuf && o->vlen == 1) {
+		len = min_sz(o->seg[0], K_MAX_RW_COUNT);
+		if (!access_ok_model(addr, len))
+			return -EFAULT;
+		*total = len;
+		return 0;
+	}
 	for (i = 0; i < o->vlen; i++) {
 		len = o->seg[i];
 		if (!access_ok_model(addr, len))
@@ -626,7 +646,12 @@ static struct fexp fz_expect_read(const struct fop *o, unsigned int fl)
 		n = min_sz(o->count, K_MAX_RW_COUNT);
 		return read_result(pos, n, &o->buf);
 	}
-	/* vfs_readv(): the iovecs first, then do_iter_read() */
+	/*
+	 * vfs_readv(): the file's mode, then the iovecs where
+	 * fz.readv_mode_first; else the iovecs, then do_iter_read()'s mode
+	 */
+	if (fz.readv_mode_first && !fd_reads(o->fdi))
+		return fail1(EBADF);
 	err = iov_import_error(o, &n);
 	if (err)
 		return fail1(-err);
@@ -637,8 +662,11 @@ static struct fexp fz_expect_read(const struct fop *o, unsigned int fl)
 	if (pos_overflows(pos, n))
 		return fail1(EINVAL);
 	if (fl & F_READ_ITER) {
-		/* kiocb_set_rw_flags(): no FMODE_NOWAIT on these files */
-		if (o->flags & (~K_RWF_SUPPORTED | RWF_NOWAIT))
+		/*
+		 * kiocb_set_rw_flags(): what the kernel knows and takes on a
+		 * read (fz.rwf_read); no FMODE_NOWAIT on these files
+		 */
+		if (o->flags & (~fz.rwf_read | RWF_NOWAIT))
 			return fail1(EOPNOTSUPP);
 	} else if (o->flags & ~RWF_HIPRI) {
 		return fail1(EOPNOTSUPP);	/* do_loop_readv_writev() */
@@ -682,7 +710,7 @@ static bool fz_read(struct fop *o, unsigned int fl)
 {
 	static const unsigned int flag_choices[] = {
 		0, 0, 0, RWF_HIPRI, RWF_DSYNC, RWF_SYNC, RWF_NOWAIT, 0x10,
-		0x20, 0x80000000U,
+		K_RWF_NOAPPEND, K_RWF_ATOMIC, 0x80000000U,
 	};
 	struct fexp e;
 	long long ret;
@@ -877,12 +905,17 @@ static long long pick_off(struct fop *o)
 /*
  * The inner result of splice/sendfile from the file into an empty pipe:
  * do_splice_to() clamps len to the pipe's room first, then
- * rw_verify_area(), then needs ->splice_read.
+ * rw_verify_area(), then needs ->splice_read.  @whole: splice(2) where
+ * do_splice() calls rw_verify_area() on the len asked for, before the
+ * clamps (fz.splice_whole); sendfile(2) verified its count already.
  */
-static struct fexp splice_to_pipe(long long pos, size_t len, unsigned int fl)
+static struct fexp splice_to_pipe(long long pos, size_t len, unsigned int fl,
+				  bool whole)
 {
 	size_t avail;
 
+	if (whole && (pos < 0 || pos_overflows(pos, len)))
+		return fail1(EINVAL);
 	len = min_sz(len, (size_t)K_PIPE_SLOTS * fz.page);
 	if (pos < 0 || pos_overflows(pos, len))
 		return fail1(EINVAL);
@@ -944,7 +977,7 @@ static bool fz_splice_in(struct fop *o, unsigned int fl)
 	pos = pick_off(o);
 	/* sys_splice(), __do_splice(), do_splice() */
 	if (!splice_refused(o, fd_reads(o->fdi), &inner))
-		inner = splice_to_pipe(pos, o->count, fl);
+		inner = splice_to_pipe(pos, o->count, fl, fz.splice_whole);
 	e = inner;
 	if (o->count && o->off == OFF_RO && inner.ret >= 0)
 		e = fail1(EFAULT);	/* copy_to_user() of the new offset */
@@ -1036,7 +1069,7 @@ static bool fz_sendfile(struct fop *o, unsigned int fl)
 		inner = fail1(EOVERFLOW);
 	else
 		inner = splice_to_pipe(pos, sendfile_count(pos, o->count, fl),
-				       fl);
+				       fl, false);
 	e = inner;
 	if (o->off == OFF_RO)
 		e = fail1(EFAULT);	/* put_user() of the offset, always */
@@ -1267,7 +1300,14 @@ static void expect_uaccess(struct setfs_ctl_uaccess *u, const struct fbuf *b,
 			*hret = -EINVAL;
 			return;
 		}
-		if (u->op == SETFS_UA_COPY_FROM_USER)
+		/*
+		 * A range crossing TASK_SIZE_MAX: access_ok() refuses it
+		 * whole, a masked copy_from_user() (fz.masked_copy) copies
+		 * the user bytes below it and faults there.
+		 */
+		if (u->op == SETFS_UA_COPY_FROM_USER && fz.masked_copy)
+			u->ret = u->size - min_sz(b->rd, u->size);
+		else if (u->op == SETFS_UA_COPY_FROM_USER)
 			u->ret = u->size - rd;
 		else if (u->op == SETFS_UA_COPY_TO_USER)
 			u->ret = u->size - wr;
@@ -1339,7 +1379,7 @@ static bool check_ctl_out(const struct fop *o, enum ctl_what w,
 			  const union ctl_args *got, const union ctl_args *want,
 			  const struct fbuf *b)
 {
-	char expect[64];
+	char expect[96];
 
 	switch (w) {
 	case CTL_INFO:
@@ -1403,8 +1443,12 @@ static bool check_ctl_out(const struct fop *o, enum ctl_what w,
 			if (want->ua.ret == UA_ANY)
 				snprintf(expect, sizeof(expect), "-EFAULT or 0..size");
 			else
-				snprintf(expect, sizeof(expect), "%lld",
-					 (long long)want->ua.ret);
+				snprintf(expect, sizeof(expect), "%lld%s",
+					 (long long)want->ua.ret,
+					 got->ua.op == SETFS_UA_COPY_FROM_USER &&
+					 fz.masked_copy ?
+					 " (copy_from_user() masks the address)" :
+					 "");
 			return ua_fail(o, got, expect);
 		}
 		return true;
@@ -1680,6 +1724,14 @@ static enum case_result run_fuzz_row(const void *data)
 	}
 	printf("    # fuzz: seed=0x%llx ops=%llu file=%s\n", fz.seed, fz.ops,
 	       r->path);
+	diag("fuzz model: copy_from_user() %s; readv: %s; one iovec: %s",
+	     fz.masked_copy ? "masks the address" : "asks access_ok()",
+	     fz.readv_mode_first ? "mode first" : "iovecs first",
+	     fz.iov_ubuf ? "ITER_UBUF, clamped, then access_ok()" :
+	     "ITER_IOVEC, access_ok() of all of it");
+	diag("fuzz model: splice(2) verifies %s; preadv2 RWF_NOAPPEND: %s",
+	     fz.splice_whole ? "the whole len" : "the clamped len",
+	     fz.rwf_read & K_RWF_NOAPPEND ? "taken" : "EOPNOTSUPP");
 	watchdog_arm(60 + fz.ops / 1000, r->name, fz_describe_current);
 	t0 = now_seconds();
 	for (i = 0; i < fz.ops; i++)
@@ -1724,6 +1776,33 @@ static const char *fuzz_setup(void)
 	fz.top = info.task_size_max;
 	fz.kbuf = info.kbuf_addr;
 	fz.kbuf_size = info.kbuf_size;
+	fz.masked_copy = info.flags & SETFS_INFO_MASKED_USER_COPY;
+	/*
+	 * What no header or SETFS_IOC_INFO fact tells, by the release:
+	 * b8e1425bae85 ("fs: move permission hook out of do_iter_read()"),
+	 * 6.8: vfs_readv() checks FMODE_READ before import_iovec().
+	 */
+	fz.readv_mode_first = kernel_at_least(6, 8);
+	/*
+	 * 3b2deb0e46da ("iov_iter: import single vector iovecs as
+	 * ITER_UBUF"), 6.4: one iovec goes through import_ubuf().
+	 */
+	fz.iov_ubuf = kernel_at_least(6, 4);
+	/*
+	 * b70d8e2b8ce5 ("splice: move permission hook out of
+	 * splice_file_to_pipe()"), 6.8: do_splice() verifies len before
+	 * do_splice_read() clamps it.
+	 */
+	fz.splice_whole = kernel_at_least(6, 8);
+	/*
+	 * 73fa7547c70b ("vfs: add RWF_NOAPPEND flag for pwritev2"), 6.9:
+	 * RWF_SUPPORTED takes RWF_NOAPPEND, reads too.  RWF_ATOMIC is
+	 * EOPNOTSUPP on a read everywhere: unknown before c34fc6f26ab8
+	 * ("fs: Initial atomic write support"), 6.11, refused for reads
+	 * since.
+	 */
+	fz.rwf_read = K_RWF_SUPPORTED |
+		      (kernel_at_least(6, 9) ? K_RWF_NOAPPEND : 0);
 	offs[5] = fz.size;
 	offs[6] = fz.size - 1;
 	offs[7] = fz.page + 1;

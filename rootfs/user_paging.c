@@ -17,7 +17,8 @@
  *
  * Both map at most 2^47 bytes unless asked (DEFAULT_MAP_WINDOW, 128 TB):
  * mmap() without a hint stays below 2^47, a hint above it reaches the
- * rest, up to TASK_SIZE_MAX.
+ * rest, up to TASK_SIZE_MAX.  riscv64 does too from 6.6 on (arch.h
+ * ARCH_MMAP_WINDOW_NA), not 6.1.
  *
  * The target record's expectations (guest.paging and guest.task_size_max
  * in targets/NAME.toml), which run.sh passes on the kernel command line
