@@ -28,6 +28,7 @@ PKG_RE = re.compile(r"^[a-z0-9][a-z0-9+.-]*$")
 ABS_RE = re.compile(r"^/(?!.*(^|/)\.\.(/|$))[A-Za-z0-9_.+/-]+$")
 DIR_RE = re.compile(r"^(?!.*(^|/)\.\.(/|$))[A-Za-z0-9_.+-]+(/[A-Za-z0-9_.+-]+)*$")
 VERSION_RE = re.compile(r"^[0-9]+\.[0-9]+$")
+PEER_RE = re.compile(r"^[a-z0-9_-]+:[a-z0-9_]+$")
 
 
 class BaseError(Exception):
@@ -53,10 +54,16 @@ class Base:
     distro_kbuild: str   # the kbuild package; @ABI@ is the ABI found
     # config fragments added after a target's own: target name -> paths
     # relative to the repository (Kconfig names that differ by base)
+    # "*": every target whose kernel is built from the tree with modules
+    # (kind "tree")
     fragments: dict = dataclasses.field(default_factory=dict)
+    # the tree's own KUnit suites the tree guests load after setfs_kunit.ko:
+    # (module, suite) pairs; their config options come from fragments."*"
+    peers: tuple = ()
 
-    def target_fragments(self, target: str):
-        return list(self.fragments.get(target, ()))
+    def target_fragments(self, target: str, kind: str = "tree"):
+        every = list(self.fragments.get("*", ())) if kind == "tree" else []
+        return every + list(self.fragments.get(target, ()))
 
     @property
     def series_dirs(self):
@@ -83,15 +90,20 @@ def parse(name: str, text: str, path: str = "<base>") -> Base:
     except tomllib.TOMLDecodeError as e:
         raise BaseError(f"{path}: not valid TOML: {e}") from None
     for key in data:
-        if key not in ("default", "fragments") and key not in SCHEMA:
+        if key not in ("default", "fragments", "peers") and key not in SCHEMA:
             raise BaseError(f"{path}: {key}: unknown field or table "
-                            f"(known: default, fragments, {', '.join(SCHEMA)})")
+                            f"(known: default, peers, fragments, {', '.join(SCHEMA)})")
+    peers = data.get("peers", [])
+    if not isinstance(peers, list) or not all(
+            isinstance(p, str) and PEER_RE.match(p) for p in peers):
+        raise BaseError(f"{path}: peers: must be a list of \"MODULE:SUITE\" strings "
+                        f"(each must match {PEER_RE.pattern})")
     frags = data.get("fragments", {})
     if not isinstance(frags, dict):
         raise BaseError(f"{path}: [fragments] must be a table")
     for tname, files in frags.items():
         where = f"{path}: fragments.{tname}"
-        if not re.match(r"^[a-z0-9][a-z0-9_-]*$", tname):
+        if tname != "*" and not re.match(r"^[a-z0-9][a-z0-9_-]*$", tname):
             raise BaseError(f"{where}: not a target name")
         if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
             raise BaseError(f"{where}: must be a list of strings")
@@ -138,7 +150,8 @@ def parse(name: str, text: str, path: str = "<base>") -> Base:
                 directory=vals["source.directory"], version=vals["source.version"],
                 fixes=vals["series.fixes"], procfs=vals["series.procfs"],
                 distro_abi=vals["distro.abi"], distro_kbuild=vals["distro.kbuild"],
-                fragments={k: tuple(v) for k, v in frags.items()})
+                fragments={k: tuple(v) for k, v in frags.items()},
+                peers=tuple(tuple(p.split(":")) for p in peers))
 
 
 def names(directory: str = BASES_DIR):

@@ -49,7 +49,7 @@ class Kind:
     def fragments(self) -> List[str]:
         repo, base = self.ctx.repo, self.ctx.base
         extra = [os.path.join(repo, f) for f in
-                 (base.target_fragments(self.t.base) if base else [])]
+                 (base.target_fragments(self.t.base, self.t.kind) if base else [])]
         return ([os.path.join(repo, "config", "base.config")] + self.kind_fragments() +
                 self.t.fragments(repo, extra))
 
@@ -104,6 +104,11 @@ class TreeKind(Kind):
         if ctx.filter:
             append += f" setfs_filter={ctx.filter}"
         append += cmdline_soak(ctx)
+        # The tree's own KUnit suites the base names, loaded after ours
+        # (rootfs/init); a distribution kernel has no KUnit.
+        if ctx.base.peers and t.kind == "tree":
+            append += " setfs_kunit_peers=" + ",".join(
+                f"{m}:{s}" for m, s in ctx.base.peers)
         # A base without the procfs series: the guest expects the
         # pristine procfs side, as on a distribution's kernel.
         if not ctx.base.procfs and "setfs_series=none" not in g["cmdline"]:

@@ -202,19 +202,37 @@ class Targets(unittest.TestCase):
                           "config/debug-x86_64.config"])
 
     def test_base_fragments_follow_the_records(self):
-        """A base's fragments for a target come after the record's own and
-        before kunit/.kunitconfig; other targets get none."""
-        for name in ("6.1", "6.12"):
-            ctx = core.Ctx(repo=TOP, cache_root="/c")
-            ctx.use_base(name)
-            rv = [os.path.relpath(f, TOP) for f in
-                  kinds.kind_of(ctx, target.load(ctx, "riscv64")).fragments()]
-            self.assertEqual(rv[-3:], ["config/riscv64.config",
-                                       f"config/{name}/riscv-virt.config",
-                                       "kunit/.kunitconfig"])
-            x = [os.path.relpath(f, TOP) for f in
-                 kinds.kind_of(ctx, target.load(ctx, "x86_64")).fragments()]
-            self.assertFalse([f for f in x if f.startswith(f"config/{name}/")])
+        """A base's fragments come after the record's own and before
+        kunit/.kunitconfig: "*" (every tree target's) first, then the
+        target's; a builtin target gets no "*" ones."""
+        want = {
+            ("6.1", "riscv64"): ["config/riscv64.config", "config/6.1/riscv-virt.config"],
+            ("6.1", "x86_64"): ["config/x86_64-5level.config"],
+            ("6.12", "riscv64"): ["config/riscv64.config", "config/6.12/kunit-peers.config",
+                                  "config/6.12/riscv-virt.config"],
+            ("6.12", "x86_64"): ["config/x86_64-5level.config",
+                                 "config/6.12/kunit-peers.config"],
+            ("6.12", "riscv64-nommu"): ["config/riscv64-nommu.config",
+                                        "config/6.12/riscv-virt.config",
+                                        "config/6.12/riscv-nommu-slab.config"],
+        }
+        for (name, tname), tail in want.items():
+            with self.subTest(base=name, target=tname):
+                ctx = core.Ctx(repo=TOP, cache_root="/c")
+                ctx.use_base(name)
+                got = [os.path.relpath(f, TOP) for f in
+                       kinds.kind_of(ctx, target.load(ctx, tname)).fragments()]
+                self.assertEqual(got[-len(tail) - 1:], tail + ["kunit/.kunitconfig"])
+
+    def test_peers_on_the_command_line(self):
+        ctx = core.Ctx(repo=TOP, cache_root="/c")
+        ctx.use_base("6.12")
+        words = kinds.kind_of(ctx, target.load(ctx, "x86_64")).qemu("test")[3].split()
+        self.assertIn("setfs_kunit_peers=usercopy_kunit:usercopy,sysctl-test:sysctl_test",
+                      words)
+        ctx.use_base("6.1")
+        words = kinds.kind_of(ctx, target.load(ctx, "x86_64")).qemu("test")[3].split()
+        self.assertFalse([w for w in words if w.startswith("setfs_kunit_peers=")])
 
     def test_unknown_is_a_usage_error(self):
         with self.assertRaisesRegex(core.UsageFailure, "unknown target 'nosuch'"):
