@@ -255,6 +255,10 @@ class Bench:
         ctx = self.ctx
         if ctx.arches_given and ctx.arches != ["x86_64"]:
             core.usage_error("bench series runs on x86_64 only")
+        if not ctx.base.procfs:
+            core.die(f"bench series: base {ctx.base.name} has no procfs series "
+                     f"({ctx.base.path}: series.procfs), so nothing to measure against "
+                     "the pristine tree")
         rounds = os.environ.get("SETFS_SERIES_ROUNDS") or "3"
         if not rounds.isdigit() or int(rounds) == 0:
             core.die("SETFS_SERIES_ROUNDS must be a number above 0")

@@ -160,7 +160,7 @@ SELFTEST_CASES = (
     ("glob_no_suite_exits_2", "filter glob '.read*' has no suite part", "kunit .read*"),
     ("glob_not_for_test_exits_2", "unexpected argument 'setfs_proc'", "test setfs_proc"),
     ("bad_soak_exits_2", "--soak takes quick or full, not 'long'", "kunit --soak long"),
-    ("unknown_base_exits_2", "unknown base '5.10' (known: 6.1, 6.12)", "kunit --base 5.10"),
+    ("unknown_base_exits_2", "unknown base 'nosuch'", "kunit --base nosuch"),
 )
 
 

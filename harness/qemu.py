@@ -30,7 +30,10 @@ def stop_all(ctx: Optional[core.Ctx] = None):
         except subprocess.TimeoutExpired:
             p.kill()
     _RUNNING.clear()
-    if ctx is not None:
+    # Only a run that chose its base and holds the lock owns these: one
+    # that stopped before (a usage error, --help) or could not get the
+    # lock must not touch another run's files, or the current directory's.
+    if ctx is not None and ctx.cache and ctx.lock is not None:
         for path in glob.glob(os.path.join(ctx.cache, "work", "*", "initramfs.cpio.new")) + \
                 glob.glob(os.path.join(ctx.cache, "work", "*", "dracut-tmp")) + \
                 [os.path.join(ctx.cache, "extract.tmp")]:
