@@ -132,6 +132,8 @@ def parse(name: str, text: str, path: str = "<base>") -> Base:
             v = src[key]
             if type(v) is not str:
                 raise BaseError(f"{where}: must be a string, not {type(v).__name__}")
+            if required and not v:
+                raise BaseError(f"{where}: empty (required)")
             if pattern and v and not pattern.match(v):
                 raise BaseError(f"{where}: {v!r} is not allowed here "
                                 f"(must match {pattern.pattern})")

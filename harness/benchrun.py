@@ -199,7 +199,10 @@ class Bench:
         os.makedirs(cache, exist_ok=True)
         results = os.path.join(cache, "results.json")
         t0 = core.now()
-        rc = core.run(cmd, log=log, env={"SETFS_CACHE": cache,
+        # The command names its base (or takes the default, as CI does);
+        # a tarball given for this run's base is not the other base's.
+        rc = core.run(cmd, log=log, env={"SETFS_CACHE": cache, "SETFS_BASE": "",
+                                         "SETFS_TARBALL": "",
                                          "SETFS_RESULTS": results}).returncode
         secs = core.elapsed(t0)
         if rc != 0:

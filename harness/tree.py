@@ -240,6 +240,10 @@ def prepare_tree(ctx) -> stage.StageResult:
                 refuse_to_discard(ctx, dirty)
             core.info(f"{ctx.tarball} changed: replacing the tree")
     os.makedirs(ctx.cache, exist_ok=True)
+    old = os.path.join(ctx.cache_root, "linux")
+    if os.path.isdir(os.path.join(old, ".git")):
+        core.err(f"run.sh: note: {old} is a tree of an older run.sh (before bases); it is "
+                 f"left as it is: export its work or move it to {ctx.tree}")
     extract_tree(ctx, tid)
     apply_series(ctx, head(ctx, "pristine"), tid)
     n = core.git(ctx.tree, "rev-list", "--count", "pristine..HEAD")

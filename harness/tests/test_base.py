@@ -42,6 +42,8 @@ class Records(unittest.TestCase):
             (GOOD.replace('version = "6.12"', 'version = "6.12.118"'),
              "source.version: '6.12.118' is not allowed"),
             (GOOD.replace('version = "6.12"\n', ''), "source.version: missing"),
+            (GOOD.replace('directory = "linux-source-6.12"', 'directory = ""'),
+             "source.directory: empty"),
             (GOOD.replace('/usr/src/', 'usr/src/'), "source.tarball"),
             (GOOD.replace('fixes = "kernel-patches/6.12/uaccess"', 'fixes = "../x"'),
              "series.fixes"),
@@ -83,10 +85,6 @@ class Records(unittest.TestCase):
         self.assertEqual(base.tree_version("all:\n"), "")
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class TreeOfTheWrongVersion(unittest.TestCase):
     """A tarball whose tree is not the base's version is refused with one
     line naming the field, and the prepared tree stays as it was."""
@@ -115,3 +113,7 @@ class TreeOfTheWrongVersion(unittest.TestCase):
                 tree.prepare_tree(ctx)
             self.assertTrue(os.path.isfile(keep))
             self.assertFalse(os.path.exists(os.path.join(ctx.cache, "extract.tmp")))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -156,7 +156,8 @@ def tree_default():
     cache = os.environ.get("SETFS_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
         "setfs-probe")
-    return os.path.join(cache, "linux")
+    # the 6.1 base's tree: the procfs series v4 this harness reads is 6.1's
+    return os.path.join(cache, "6.1", "linux")
 
 
 def expand(fixture_text, tree, fixture_path="fixture"):
