@@ -20,13 +20,15 @@ import re
 import sys
 import tomllib
 
+from harness import record
+from harness.record import NAME_RE as TARGET_RE, PATH_RE, PKG_RE, Field, RecordError, \
+    _check_value
+
 BASES_DIR = os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "bases")
 
 NAME_RE = re.compile(r"^[0-9][0-9a-z.]*$")
-PKG_RE = re.compile(r"^[a-z0-9][a-z0-9+.-]*$")
-ABS_RE = re.compile(r"^/(?!.*(^|/)\.\.(/|$))[A-Za-z0-9_.+/-]+$")
-DIR_RE = re.compile(r"^(?!.*(^|/)\.\.(/|$))[A-Za-z0-9_.+-]+(/[A-Za-z0-9_.+-]+)*$")
+ABS_RE = re.compile(r"^/" + PATH_RE.pattern[1:])
 VERSION_RE = re.compile(r"^[0-9]+\.[0-9]+$")
 PEER_RE = re.compile(r"^[a-z0-9_-]+:[a-z0-9_]+$")
 
@@ -70,14 +72,18 @@ class Base:
         return [d for d in (self.fixes, self.procfs) if d]
 
 
-# table -> field -> (required, pattern); every field is a string except
-# the top level's "default".
+# table -> field -> record.Field (checked by record.py's _check_value);
+# every field is a string, "" when absent.
 SCHEMA = {
-    "source": {"package": (True, PKG_RE), "tarball": (True, ABS_RE),
-               "directory": (True, re.compile(r"^[A-Za-z0-9_.+-]+$")),
-               "version": (True, VERSION_RE)},
-    "series": {"fixes": (False, DIR_RE), "procfs": (False, DIR_RE)},
-    "distro": {"abi": (True, None), "kbuild": (True, re.compile(r"^[a-z0-9+.-]*(@ABI@)?[a-z0-9+.-]*$"))},
+    "source": {"package": Field(str, True, pattern=PKG_RE),
+               "tarball": Field(str, True, pattern=ABS_RE),
+               "directory": Field(str, True, pattern=re.compile(r"^[A-Za-z0-9_.+-]+$")),
+               "version": Field(str, True, pattern=VERSION_RE)},
+    "series": {"fixes": Field(str, default="", pattern=PATH_RE),
+               "procfs": Field(str, default="", pattern=PATH_RE)},
+    "distro": {"abi": Field(str, True),
+               "kbuild": Field(str, True,
+                               pattern=re.compile(r"^[a-z0-9+.-]*(@ABI@)?[a-z0-9+.-]*$"))},
 }
 
 
@@ -103,12 +109,12 @@ def parse(name: str, text: str, path: str = "<base>") -> Base:
         raise BaseError(f"{path}: [fragments] must be a table")
     for tname, files in frags.items():
         where = f"{path}: fragments.{tname}"
-        if tname != "*" and not re.match(r"^[a-z0-9][a-z0-9_-]*$", tname):
+        if tname != "*" and not TARGET_RE.match(tname):
             raise BaseError(f"{where}: not a target name")
         if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
             raise BaseError(f"{where}: must be a list of strings")
         for f in files:
-            if not DIR_RE.match(f) or not f.startswith("config/"):
+            if not PATH_RE.match(f) or not f.startswith("config/"):
                 raise BaseError(f"{where}: {f!r} is not a file under config/")
     default = data.get("default", False)
     if type(default) is not bool:
@@ -122,21 +128,18 @@ def parse(name: str, text: str, path: str = "<base>") -> Base:
             if key not in fields:
                 raise BaseError(f"{path}: {table}.{key}: unknown field (known: "
                                 f"{', '.join(fields)})")
-        for key, (required, pattern) in fields.items():
+        for key, field in fields.items():
             where = f"{path}: {table}.{key}"
-            if key not in src:
-                if required:
-                    raise BaseError(f"{where}: missing (required)")
-                vals[f"{table}.{key}"] = ""
-                continue
-            v = src[key]
-            if type(v) is not str:
-                raise BaseError(f"{where}: must be a string, not {type(v).__name__}")
-            if required and not v:
+            v = src.get(key, "")
+            if key not in src and field.required:
+                raise BaseError(f"{where}: missing (required)")
+            if v == "" and field.required:
                 raise BaseError(f"{where}: empty (required)")
-            if pattern and v and not pattern.match(v):
-                raise BaseError(f"{where}: {v!r} is not allowed here "
-                                f"(must match {pattern.pattern})")
+            try:
+                if v != "":
+                    _check_value(where, v, field)
+            except RecordError as e:
+                raise BaseError(str(e)) from None
             vals[f"{table}.{key}"] = v
     try:
         re.compile(vals["distro.abi"])
@@ -157,8 +160,7 @@ def parse(name: str, text: str, path: str = "<base>") -> Base:
 
 
 def names(directory: str = BASES_DIR):
-    return sorted(f[:-5] for f in os.listdir(directory)
-                  if f.endswith(".toml") and not f.startswith("."))
+    return record.names(directory)
 
 
 def load(name: str, directory: str = BASES_DIR) -> Base:

@@ -147,7 +147,8 @@ def _check_value(where, value, field):
     else:
         # bool is an int in Python: check the exact type.
         if type(value) is not field.kind:
-            raise RecordError(f"{where}: must be a {field.kind.__name__}, "
+            raise RecordError(f"{where}: must be a "
+                              f"{'string' if field.kind is str else field.kind.__name__}, "
                               f"not {type(value).__name__}")
         items = [value] if field.kind is str else []
     for item in items:
