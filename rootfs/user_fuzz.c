@@ -38,7 +38,8 @@
  *   /proc/setfs_probe splice/sendfile to a pipe: the bytes; tee: a copy;
  *                     sendfile at offset 2^31 - 1 or more: EOVERFLOW
  *                     (procfs's s_maxbytes)
- *   other files       splice/sendfile from them: EINVAL (no ->splice_read),
+ *   other files       splice/sendfile from them: EINVAL (no ->splice_read;
+ *                       sendfile of 0 bytes: 0 since 6.5),
  *                     sendfile at 2^44 - 4096 or more on 32-bit kernels:
  *                     EOVERFLOW first (MAX_LFS_FILESIZE)
  *   every file        splice into it: EINVAL (no ->splice_write)
@@ -217,6 +218,7 @@ static struct {
 	bool readv_mode_first;	/* vfs_readv(): FMODE_READ before the iovecs */
 	bool iov_ubuf;		/* one iovec: import_ubuf(), clamped first */
 	bool splice_whole;	/* splice(2): rw_verify_area() of the whole len */
+	bool splice_len0;	/* a len of 0 is 0 before ->splice_read is asked */
 	unsigned int rwf_read;	/* RWF_* kiocb_set_rw_flags() takes on a read */
 } fz;
 
@@ -905,7 +907,8 @@ static long long pick_off(struct fop *o)
 /*
  * The inner result of splice/sendfile from the file into an empty pipe:
  * do_splice_to() clamps len to the pipe's room first, then
- * rw_verify_area(), then needs ->splice_read.  @whole: splice(2) where
+ * rw_verify_area(), then needs ->splice_read; since 6.5 a len of 0 is
+ * 0 before all of that (fz.splice_len0).  @whole: splice(2) where
  * do_splice() calls rw_verify_area() on the len asked for, before the
  * clamps (fz.splice_whole); sendfile(2) verified its count already.
  */
@@ -916,6 +919,8 @@ static struct fexp splice_to_pipe(long long pos, size_t len, unsigned int fl,
 
 	if (whole && (pos < 0 || pos_overflows(pos, len)))
 		return fail1(EINVAL);
+	if (!len && fz.splice_len0)
+		return ok_n(0);
 	len = min_sz(len, (size_t)K_PIPE_SLOTS * fz.page);
 	if (pos < 0 || pos_overflows(pos, len))
 		return fail1(EINVAL);
@@ -1729,8 +1734,9 @@ static enum case_result run_fuzz_row(const void *data)
 	     fz.readv_mode_first ? "mode first" : "iovecs first",
 	     fz.iov_ubuf ? "ITER_UBUF, clamped, then access_ok()" :
 	     "ITER_IOVEC, access_ok() of all of it");
-	diag("fuzz model: splice(2) verifies %s; preadv2 RWF_NOAPPEND: %s",
+	diag("fuzz model: splice(2) verifies %s; a len of 0 %s; preadv2 RWF_NOAPPEND: %s",
 	     fz.splice_whole ? "the whole len" : "the clamped len",
+	     fz.splice_len0 ? "is 0" : "needs ->splice_read",
 	     fz.rwf_read & K_RWF_NOAPPEND ? "taken" : "EOPNOTSUPP");
 	watchdog_arm(60 + fz.ops / 1000, r->name, fz_describe_current);
 	t0 = now_seconds();
@@ -1794,6 +1800,12 @@ static const char *fuzz_setup(void)
 	 * do_splice_read() clamps it.
 	 */
 	fz.splice_whole = kernel_at_least(6, 8);
+	/*
+	 * "splice: Check for zero count in vfs_splice_read()" (David
+	 * Howells), 6.5: sendfile(2) of 0 bytes from a file without
+	 * ->splice_read returns 0 where 6.1 says EINVAL.
+	 */
+	fz.splice_len0 = kernel_at_least(6, 5);
 	/*
 	 * 73fa7547c70b ("vfs: add RWF_NOAPPEND flag for pwritev2"), 6.9:
 	 * RWF_SUPPORTED takes RWF_NOAPPEND, reads too.  RWF_ATOMIC is
