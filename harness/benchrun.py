@@ -170,28 +170,43 @@ class Bench:
         budgets, each from its own empty cache: the default "kunit" of
         every base (goal 20 min each; measured in one run, so that their
         times compare) and CI's command in a fresh clone of HEAD (goal
-        75 min, what CI gets with 15 min to spare).  The caches are
-        removed afterwards."""
+        75 min, what CI gets with 15 min to spare).  With --arch, only the
+        "kunit" of every base on those targets, without goals: the bases'
+        ratio on a machine too slow for the whole.  The caches are removed
+        afterwards."""
         ctx = self.ctx
         base = os.path.join(self.dir, "cold")
         shutil.rmtree(base, ignore_errors=True)
         os.makedirs(base)
-        core.info(f"bench: cold runs in {base} (logs: {self.dir}/cold-*.log); this takes "
-                  "one to two hours")
+        plan = self.cold_plan(base)
+        core.info(f"bench: cold runs in {base} (logs: {self.dir}/cold-*.log): "
+                  + "; ".join(p[0] for p in plan))
+        for label, goal, cache, log, cmd, clone in plan:
+            if clone and not core.ok(["git", "clone", "-q", ctx.repo, clone]):
+                core.die(f"bench: cannot clone {ctx.repo} into {clone}")
+            self.cold_run(label, goal, cache, log, cmd)
+        shutil.rmtree(base, ignore_errors=True)
+
+    def cold_plan(self, base: str):
+        """The cold runs as (label, goal, cache, log, command, the clone
+        of HEAD to make first or "")."""
         from harness import base as base_mod
 
+        ctx = self.ctx
+        run_sh = os.path.join(ctx.repo, "run.sh")
+        arch = ["--arch", ",".join(ctx.arches)] if ctx.arches_given else []
+        plan = []
         for b in base_mod.names():
-            self.cold_run(f"cold ./run.sh kunit --base {b}", "1200",
-                          os.path.join(base, f"kunit-{b}"),
-                          os.path.join(self.dir, f"cold-kunit-{b}.log"),
-                          [os.path.join(ctx.repo, "run.sh"), "kunit", "--base", b])
-        clone = os.path.join(base, "clone")
-        if not core.ok(["git", "clone", "-q", ctx.repo, clone]):
-            core.die(f"bench: cannot clone {ctx.repo} into {clone}")
-        self.cold_run("cold CI=true .ci/run (fresh clone)", "4500", os.path.join(base, "ci"),
-                      os.path.join(self.dir, "cold-ci.log"),
-                      ["env", "CI=true", "bash", os.path.join(clone, ".ci", "run")])
-        shutil.rmtree(base, ignore_errors=True)
+            plan.append((f"cold ./run.sh kunit --base {b}" + (" " + arch[1] if arch else ""),
+                         "-" if arch else "1200", os.path.join(base, f"kunit-{b}"),
+                         os.path.join(self.dir, f"cold-kunit-{b}.log"),
+                         [run_sh, "kunit", "--base", b] + arch, ""))
+        if not arch:
+            clone = os.path.join(base, "clone")
+            plan.append(("cold CI=true .ci/run (fresh clone)", "4500", os.path.join(base, "ci"),
+                         os.path.join(self.dir, "cold-ci.log"),
+                         ["env", "CI=true", "bash", os.path.join(clone, ".ci", "run")], clone))
+        return plan
 
     def cold_run(self, label, goal, cache, log, cmd):
         """CMD with SETFS_CACHE at the empty CACHE: a row for the table,

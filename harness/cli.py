@@ -50,8 +50,9 @@ Commands:
   bench [WHAT]   measure; WHAT is "guest" (iter vs legacy read paths,
                  splice vs read+write, kernel_read() in the guest), "harness"
                  (warm and edit-one-KUnit-case run times), "cold" (kunit
-                 and CI's run, each from an empty cache: one to two hours)
-                 or "series" (real /proc files on the pristine and the
+                 of every base and CI's run, each from an empty cache: one
+                 to three hours; with --arch, only every base's kunit on
+                 those targets) or "series" (real /proc files on the pristine and the
                  patched x86_64 kernel, same config); default: guest and
                  harness
   export         turn the commits on top of the pristine tree into

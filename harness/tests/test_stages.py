@@ -366,6 +366,30 @@ class BenchCold(unittest.TestCase):
     """bench cold's row and sums come from the JSON the run leaves
     (SETFS_RESULTS), not from its output."""
 
+    def test_cold_plan(self):
+        """Every base from its own cache, then CI; with --arch only the
+        bases' kunit on those targets, without goals."""
+        from harness import base as base_mod
+        from harness import benchrun
+
+        names = base_mod.names()
+        with tempfile.TemporaryDirectory() as d:
+            ctx = core.Ctx(cache=d, repo="/r")
+            b = benchrun.Bench(ctx)
+            plan = b.cold_plan(d)
+            self.assertEqual([p[4][1:] for p in plan[:-1]],
+                             [["kunit", "--base", n] for n in names])
+            self.assertEqual(len({p[2] for p in plan}), len(plan))
+            self.assertEqual(plan[-1][1], "4500")
+            self.assertEqual(plan[-1][4][:3], ["env", "CI=true", "bash"])
+            self.assertTrue(plan[-1][4][-1].startswith(plan[-1][5] + "/"))
+            self.assertEqual([p[5] for p in plan[:-1]], [""] * len(names))
+            ctx.arches, ctx.arches_given = ["x86_64"], True
+            plan = b.cold_plan(d)
+            self.assertEqual([(p[1], p[4][1:]) for p in plan],
+                             [("-", ["kunit", "--base", n, "--arch", "x86_64"])
+                              for n in names])
+
     def test_cold_run_reads_the_results(self):
         from harness import benchrun
 
