@@ -76,6 +76,7 @@ struct edge_file {
 	enum kind kind;
 	bool legacy;		/* read through struct proc_ops ->proc_read */
 	bool pci;		/* proc_bus_pci_read(): see model() */
+	bool narrows;		/* part2_file.narrows */
 	bool fixed;		/* the size does not change */
 	bool may_be_empty;
 	size_t stable;		/* leading bytes that do not change */
@@ -204,39 +205,41 @@ struct part2_file {
 	enum kind kind;
 	bool fixed;
 	size_t stable;
+	bool narrows;	/* the ->proc_read narrows *ppos: see model() */
 };
 
 static const struct part2_file part2_files[] = {
 	/* kernel/configs.c: the gzip image, simple_read_from_buffer() */
 	{ "config_gz", "/proc/config.gz", "IKCONFIG_PROC", NULL, K_BLOB,
-	  true, ALL },
+	  true, ALL, false },
 	/* fs/proc/page.c: one u64 per PFN up to get_max_dump_pfn() */
 	{ "kpagecount", "/proc/kpagecount", "PROC_PAGE_MONITOR", NULL,
-	  K_KPAGE, true, 0 },
+	  K_KPAGE, true, 0, true },
 	{ "kpageflags", "/proc/kpageflags", "PROC_PAGE_MONITOR", NULL,
-	  K_KPAGE, true, 0 },
+	  K_KPAGE, true, 0, true },
 	{ "kpagecgroup", "/proc/kpagecgroup", "MEMCG", NULL, K_KPAGE, true,
-	  0 },
+	  0, true },
 	/* fs/proc/kmsg.c, kernel/printk/printk.c: syslog_print() */
-	{ "kmsg_empty", "/proc/kmsg", NULL, NULL, K_KMSG, true, 0 },
-	{ "kmsg", "/proc/kmsg", NULL, NULL, K_KMSG_REC, true, ALL },
+	{ "kmsg_empty", "/proc/kmsg", NULL, NULL, K_KMSG, true, 0, false },
+	{ "kmsg", "/proc/kmsg", NULL, NULL, K_KMSG_REC, true, ALL,
+	  false },
 	/* kernel/profile.c: the sample step, then counters that tick */
 	{ "profile", "/proc/profile", "PROFILING", NULL, K_BLOB, true,
-	  sizeof(unsigned int) },
+	  sizeof(unsigned int), true },
 	/* net/sunrpc/cache.c: no upcall pending, so empty; and "%llu\n" */
 	{ NULL, "/proc/net/rpc/*/channel", "SUNRPC", NULL, K_STREAM, true,
-	  ALL },
+	  ALL, false },
 	{ NULL, "/proc/net/rpc/*/flush", "SUNRPC", NULL, K_STREAM, true,
-	  ALL },
+	  ALL, false },
 	/* net/sunrpc/auth_gss/svcauth_gss.c: "%d\n" */
 	{ "rpc_use_gss_proxy", "/proc/net/rpc/use-gss-proxy", "SUNRPC_GSS",
-	  NULL, K_STREAM, true, ALL },
+	  NULL, K_STREAM, true, ALL, false },
 	/* fs/lockd/procfs.c: "Y\n" and the NUL */
 	{ "lockd_nlm_end_grace", "/proc/fs/lockd/nlm_end_grace", "LOCKD",
-	  NULL, K_BLOB, true, ALL },
+	  NULL, K_BLOB, true, ALL, false },
 	/* arch/powerpc/kernel/proc_powerpc.c: the vDSO data page */
 	{ "ppc64_systemcfg", "/proc/ppc64/systemcfg", NULL, "ppc64le", K_BLOB,
-	  true, 0x30 },
+	  true, 0x30, false },
 };
 
 static struct edge_file *files;
@@ -385,6 +388,7 @@ static void add_part2(bool legacy)
 				break;
 			f->fixed = p->fixed;
 			f->stable = p->stable;
+			f->narrows = p->narrows;
 		}
 		globfree(&g);
 	}
@@ -573,6 +577,16 @@ static void model(const struct edge_file *f, const struct edge *e,
 	 */
 	if (f->legacy && f->pci)
 		at = (unsigned int)at;
+	/*
+	 * fs/proc/page.c, kpagecount_read() and its two siblings, and
+	 * kernel/profile.c, read_profile(): "unsigned long src = *ppos;"
+	 * (and "p") narrow the position to 32 bits on a 32-bit kernel, so
+	 * offset 2^32 + n reads n.  The series' conversions compare it as
+	 * a loff_t first.  sizeof(long) here is the kernel's: the user
+	 * binary is built for the guest's own word size.
+	 */
+	if (f->legacy && f->narrows && sizeof(long) < sizeof(long long))
+		at = (unsigned long)at;
 	x->data_off = at;
 	/* as unsigned long long: size_t has 32 bits on 32-bit user space */
 	avail = (unsigned long long)at >= f->size ? 0 : f->size - at;

@@ -619,10 +619,17 @@ static bool want_max_dump_pfn(unsigned long long *pfn)
 	return true;
 }
 
-/* The first PFN the file has no record for, found by pread(2). */
+/*
+ * The first PFN the file has no record for, found by pread(2).  On a
+ * 32-bit kernel the ->proc_read of an unpatched tree narrows the position
+ * to 32 bits (see model() in user_edges.c), so the search stays below
+ * 4 GiB there: 2^29 - 1 PFNs are more than any 32-bit machine's RAM.
+ */
 static bool file_max_dump_pfn(const char *path, unsigned long long *pfn)
 {
-	unsigned long long lo = 0, hi = 1ULL << 40, mid;
+	unsigned long long lo = 0, mid;
+	unsigned long long hi = sizeof(long) < sizeof(long long) ?
+				(1ULL << 29) - 1 : 1ULL << 40;
 	__u64 rec;
 	int fd;
 
@@ -631,7 +638,8 @@ static bool file_max_dump_pfn(const char *path, unsigned long long *pfn)
 		return false;
 	if (pread(fd, &rec, KPM, 0) != KPM ||
 	    pread(fd, &rec, KPM, hi * KPM) != 0) {
-		diag("%s: no record for PFN 0, or one for PFN 2^40", path);
+		diag("%s: no record for PFN 0, or one for PFN 0x%llx", path,
+		     hi);
 		close(fd);
 		return false;
 	}
