@@ -214,7 +214,7 @@ class Targets(unittest.TestCase):
                                  "config/6.12/kunit-peers.config"],
             ("6.12", "riscv64-nommu"): ["config/riscv64-nommu.config",
                                         "config/6.12/riscv-virt.config",
-                                        "config/6.12/riscv-nommu-slab.config"],
+                                        "config/6.12/riscv-nommu.config"],
         }
         for (name, tname), tail in want.items():
             with self.subTest(base=name, target=tname):
