@@ -515,11 +515,13 @@ static enum case_result run_ua_row(const void *data)
  * never did.  Expected: @readable bytes, or down to ARCH_UACCESS_SLACK
  * fewer, but never none.  16 bytes with 8 readable is less than one
  * block of ARM's copy loop; 256 with 40 readable starts riscv's word
- * loop, eight 8-byte registers at a time.
+ * loop, eight 8-byte registers at a time; 1024 is above riscv's vector
+ * threshold (768 by default, from 6.5 on), whose fault hands the rest to
+ * the same word loop.
  */
 #define FILE_PATH	"/tmp/setfs_uaccess_file"
 #define FILE_SECONDS	10
-#define FILE_MAX	256
+#define FILE_MAX	1024
 
 struct file_row {
 	const char *name;
@@ -531,8 +533,10 @@ struct file_row {
 static const struct file_row file_rows[] = {
 	{ "file_write_partial_before_unmapped", true, 16, 8 },
 	{ "file_read_partial_before_unmapped", false, 16, 8 },
-	{ "file_write_256_with_40_before_unmapped", true, FILE_MAX, 40 },
-	{ "file_read_256_with_40_before_unmapped", false, FILE_MAX, 40 },
+	{ "file_write_256_with_40_before_unmapped", true, 256, 40 },
+	{ "file_read_256_with_40_before_unmapped", false, 256, 40 },
+	{ "file_write_1024_with_40_before_unmapped", true, FILE_MAX, 40 },
+	{ "file_read_1024_with_40_before_unmapped", false, FILE_MAX, 40 },
 };
 
 static enum case_result file_fail(const char *what, int fd)
