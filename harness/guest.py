@@ -61,4 +61,7 @@ USER_SUITE_PREFIXES = ("setfs_user_", "setfs_guest", "setfs_selftest_")
 SPLAT_RE = re.compile(
     r"Kernel panic|Oops|BUG:|WARNING: CPU:|Call Trace:|"
     r"general protection fault|UBSAN:|KASAN:|KFENCE:|"
-    r"possible recursive locking|circular locking dependency")
+    r"possible recursive locking|circular locking dependency|"
+    # kernel/rcu/tree_stall.h; riscv's and ARM's backtraces that follow
+    # have no "Call Trace:" line
+    r"rcu: INFO: rcu_\w+ (?:self-)?detected stalls? on CPU")

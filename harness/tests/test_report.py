@@ -175,6 +175,18 @@ class ReportTest(unittest.TestCase):
                          "BUG: KASAN: slab-out-of-bounds in setfs_read+0x1c/0x40")
         self.assertIn("the console shows a kernel splat:", rep.problems)
 
+    def test_rcu_stall_fails_the_target(self):
+        # 6.12 riscv64, usercopy_kunit under TCG with a second guest
+        # running: the backtrace that follows has no "Call Trace:"
+        lines = console("x86_64")
+        i = lines.index(report.guest.KTAP_BEGIN)
+        lines[i:i] = ["rcu: INFO: rcu_sched self-detected stall on CPU",
+                      "epc : check_zeroed_user+0x66/0xa0"]
+        rep = report.report(lines, TREE)
+        self.assertEqual(rep.splat[0][1],
+                         "rcu: INFO: rcu_sched self-detected stall on CPU")
+        self.assertIn("the console shows a kernel splat:", rep.problems)
+
     def test_hang_and_crash(self):
         lines = console("ppc64le")
         cut = lines[:lines.index(report.guest.KTAP_END) - 100]
