@@ -39,8 +39,9 @@ WORD_RE = re.compile(r"^[^\s'\"\\$`*?\[]+$")
 PKG_RE = re.compile(r"^[a-z0-9][a-z0-9+.:-]*$")
 # Paths are relative to the repository or the build directory, below it.
 PATH_RE = re.compile(r"^(?!.*(^|/)\.\.(/|$))[A-Za-z0-9_.+/-]+$")
-# Kernel command-line words the record may add (key=value).
-CMDLINE_RE = re.compile(r"^[a-z_][a-z0-9_]*=[^\s'\"\\$`]*$")
+# Kernel command-line words the record may add (key=value; a key may
+# name a built-in module's parameter: "rcupdate.rcu_cpu_stall_timeout").
+CMDLINE_RE = re.compile(r"^[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)?=[^\s'\"\\$`]*$")
 
 # tree: a kernel built from the tree, booted with our initramfs; distro:
 # Debian's kernel and modules; builtin: a kernel built from the tree with

@@ -120,6 +120,8 @@ class BadRecords(unittest.TestCase):
          "guest.task_size_max: '0x10000000000000000' is not allowed"),
         ("bad cmdline word", lambda t: t + 'cmdline = ["quiet"]\n',
          "guest.cmdline: 'quiet' is not allowed"),
+        ("bad cmdline key", lambda t: t + 'cmdline = ["a..b=1"]\n',
+         "guest.cmdline: 'a..b=1' is not allowed"),
         ("busybox suite not a suite name", lambda t: t + 'busybox_suite = "trixie main"\n',
          "guest.busybox_suite: 'trixie main' is not allowed"),
         ("ci without test", lambda t: t.replace("default = true", "test = false\nci = false"),
