@@ -14,6 +14,8 @@ import sys
 
 from harness import core, kinds, target
 
+# export --author: one line, a name, one address in angle brackets
+AUTHOR_RE = re.compile(r"[^<>\n]*[^<>\s][^<>\n]* <[^<>\s@]+@[^<>\s@]+>")
 COMMANDS = ("kunit", "test", "shell", "export", "check-patches", "bench", "uharness")
 BENCH_WHATS = ("all", "guest", "harness", "cold", "series")
 
@@ -56,7 +58,9 @@ Commands:
                  patched x86_64 kernel, same config); default: guest and
                  harness
   export         turn the commits on top of the pristine tree into
-                 kernel-patches/ (git format-patch --cover-letter)
+                 kernel-patches/ (git format-patch --cover-letter), From:
+                 and Signed-off-by: in your name (--author, else git
+                 config user.name and user.email)
   check-patches  apply the series one patch at a time to a scratch tree;
                  for each, build the objects it touches (allmodconfig, per
                  architecture) and run checkpatch.pl --strict; then the
@@ -81,6 +85,9 @@ Options:
                  KASAN, UBSAN, lockdep, KFENCE, ...; config/debug.config)
                  in a build directory of its own
   --timeout SEC  guest timeout in seconds (default: {ctx.boot_timeout})
+  --author "NAME <MAIL>"
+                 export: the identity that replaces the commits' own in
+                 From:, Signed-off-by: and the cover letter
   --soak WHICH   the user tests' fuzz, race and unload counts: "quick"
                  (default of kunit and shell: a tenth) or "full" (default
                  of test: setfs_user's own counts)
@@ -146,6 +153,10 @@ def parse(argv, ctx: core.Ctx, lists) -> str:
             soak = a[len("--soak="):]
         elif a == "--debug":
             ctx.debug = True
+        elif a == "--author" or a.startswith("--author="):
+            ctx.author = value(a) if a == "--author" else a[len("--author="):]
+            if not AUTHOR_RE.fullmatch(ctx.author):
+                core.usage_error(f"--author takes \"Name <mail@host>\", not '{ctx.author}'")
         elif a.startswith("-"):
             core.usage_error(f"unknown option '{a}'")
         elif not cmd:
@@ -164,6 +175,8 @@ def parse(argv, ctx: core.Ctx, lists) -> str:
     if (ctx.bench_what or "all") not in BENCH_WHATS:
         core.usage_error(f"bench: unknown measurement '{ctx.bench_what}' "
                          "(guest, harness, cold or series)")
+    if ctx.author and cmd != "export":
+        core.usage_error(f"--author is an option of export, not of {cmd}")
     if soak == "":
         soak = "full" if cmd == "test" else "quick"
     elif soak not in ("quick", "full"):

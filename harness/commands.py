@@ -10,7 +10,7 @@ import os
 import re
 import shutil
 import subprocess
-from typing import List
+from typing import List, Optional, Tuple
 
 from harness import core, qemu, report, stage, target, tree
 from harness.kinds import kind_of
@@ -319,16 +319,86 @@ def fill_cover_letter(ctx, cover: str, text: str):
     core.write(cover, letter)
 
 
-def export_dir(ctx, out: str, base: str, rng: str):
-    """RANGE of the tree as OUT's patches, with a cover letter (filled
-    from OUT/cover-letter.txt) and a series file."""
+def export_identity(ctx) -> Optional[Tuple[str, str]]:
+    """Whose name the exported patches carry: --author, else git config
+    user.name and user.email where run.sh runs; None if neither is set
+    (the commits keep their own)."""
+    if ctx.author:
+        name, _, mail = ctx.author.rpartition(" <")
+        return name.strip(), mail[:-1]
+    name = core.output(["git", "config", "--get", "user.name"], check=False)
+    mail = core.output(["git", "config", "--get", "user.email"], check=False)
+    return (name, mail) if name and mail else None
+
+
+AUTHOR_LINE_RE = re.compile(r"^author (.*) <(.*)> (\d+ [+-]\d{4})$")
+
+
+def with_identity(repo: str, start: str, end: str, ident: Tuple[str, str],
+                  placeholder: Tuple[str, str] = tree.SERIES_IDENTITY) -> str:
+    """START..END of REPO again, with IDENT instead of PLACEHOLDER as the
+    author of the commits PLACEHOLDER wrote and in every "Signed-off-by:"
+    line naming PLACEHOLDER; IDENT also commits them.  Other authors'
+    commits keep author and sign-offs.  Only objects are written, no ref:
+    the tree's branches do not move.  Returns the new END (END itself
+    when nothing changes)."""
+    old = f"{placeholder[0]} <{placeholder[1]}>"
+    new = f"{ident[0]} <{ident[1]}>"
+    parent = start
+    for c in core.git(repo, "rev-list", "--reverse", "--topo-order",
+                      f"{start}..{end}").split():
+        raw = core.git(repo, "cat-file", "commit", c) + "\n"
+        head, _, msg = raw.partition("\n\n")
+        headers = head.split("\n")
+        if any(h.startswith("encoding ") for h in headers):
+            core.die(f"commit {c[:12]} is not in UTF-8 (it has an encoding "
+                     "header): export cannot re-sign it")
+        parents = [h for h in headers if h.startswith("parent ")]
+        if len(parents) != 1:
+            core.die(f"commit {c[:12]} has {len(parents)} parents: export "
+                     "takes a linear series on top of the pristine tree")
+        author = next((AUTHOR_LINE_RE.match(h) for h in headers
+                       if h.startswith("author ")), None)
+        if not author:
+            core.die(f"commit {c[:12]}: cannot read its author line")
+        name, mail, date = author.group(1), author.group(2), author.group(3)
+        signed = f"Signed-off-by: {old}"
+        lines = msg.split("\n")
+        ours = f"{name} <{mail}>" == old
+        if old == new or (not ours and signed not in lines):
+            if parents[0] == f"parent {parent}":
+                parent = c
+                continue
+        else:
+            lines = [f"Signed-off-by: {new}" if line == signed else line
+                     for line in lines]
+            if ours:
+                name, mail = ident
+        tree_id = headers[0].split()[1]
+        env = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": mail,
+               "GIT_AUTHOR_DATE": "@" + date, "GIT_COMMITTER_NAME": ident[0],
+               "GIT_COMMITTER_EMAIL": ident[1], "GIT_COMMITTER_DATE": "@" + date}
+        parent = core.output(["git", "-C", repo, "commit-tree", tree_id, "-p", parent],
+                             env=env, stdin_text="\n".join(lines))
+    return parent
+
+
+def export_dir(ctx, out: str, base: str, start: str, end: str,
+               ident: Optional[Tuple[str, str]]):
+    """START..END of the tree as OUT's patches, with a cover letter
+    (filled from OUT/cover-letter.txt) and a series file; with IDENT, in
+    that name (with_identity())."""
     os.makedirs(out, exist_ok=True)
     for f in os.listdir(out):
         if f.endswith(".patch") or f == "series":
             os.unlink(os.path.join(out, f))
-    if int(core.git(ctx.tree, "rev-list", "--count", rng)) > 0:
-        core.git(ctx.tree, "format-patch", "-q", "--cover-letter", f"--base={base}",
-                 "-o", out, rng)
+    if int(core.git(ctx.tree, "rev-list", "--count", f"{start}..{end}")) > 0:
+        env = None
+        if ident:
+            end = with_identity(ctx.tree, start, end, ident)
+            env = {"GIT_COMMITTER_NAME": ident[0], "GIT_COMMITTER_EMAIL": ident[1]}
+        core.output(["git", "-C", ctx.tree, "format-patch", "-q", "--cover-letter",
+                     f"--base={base}", "-o", out, f"{start}..{end}"], env=env)
         fill_cover_letter(ctx, os.path.join(out, "0000-cover-letter.patch"),
                           os.path.join(out, "cover-letter.txt"))
         names = sorted(f for f in os.listdir(out)
@@ -382,10 +452,16 @@ def cmd_export(ctx: core.Ctx) -> bool:
         if count and not d:
             core.die(f"base {b.name} has no {field} directory for its {count} commit(s) "
                      f"({b.path}): name one there first; nothing was exported")
+    ident = export_identity(ctx)
+    if ident:
+        core.info(f"export: From and Signed-off-by: {ident[0]} <{ident[1]}>")
+    else:
+        core.info("export: no --author and no git user.name/user.email: the "
+                  "patches keep the commits' identity")
     if fixes:
-        export_dir(ctx, fixes, pristine, f"{pristine}..{tag}")
+        export_dir(ctx, fixes, pristine, pristine, tag, ident)
     if procfs:
-        export_dir(ctx, procfs, pristine, f"{tag}..HEAD")
+        export_dir(ctx, procfs, pristine, tag, "HEAD", ident)
     # The procfs series does not need the fixes (checked below): its
     # cover letter names the pristine tree alone as its base.
     if n:

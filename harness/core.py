@@ -98,6 +98,7 @@ class Ctx:
     jobs: int = 1
     boot_timeout: int = 300
     keep_tree: bool = False
+    author: str = ""            # export --author "Name <mail>"
     soak: str = "quick"
     filter: str = ""
     debug: bool = False
@@ -205,14 +206,16 @@ def run(args: Sequence[str], *, cwd=None, env=None, log=None, append=False,
 
 
 def output(args: Sequence[str], *, cwd=None, env=None, check=True,
-           stderr_too=False) -> str:
+           stderr_too=False, stdin_text=None) -> str:
     """ARGS' standard output (and error, with stderr_too), without the
-    last newline; a failure raises Failure naming the command, with check."""
+    last newline; a failure raises Failure naming the command, with check.
+    STDIN_TEXT, if given, is the command's standard input."""
     if _missing(args):
         if not check:
             return ""
         die(f"{args[0]}: command not found")
-    proc = subprocess.run(args, cwd=cwd, env=_env(env), stdin=subprocess.DEVNULL,
+    stdin = subprocess.DEVNULL if stdin_text is None else None
+    proc = subprocess.run(args, cwd=cwd, env=_env(env), stdin=stdin, input=stdin_text,
                           stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT if stderr_too else subprocess.PIPE,
                           text=True, errors="replace")

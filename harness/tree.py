@@ -22,6 +22,11 @@ from typing import List
 from harness import core, stage
 
 FIXES_TAG = "setfs-uaccess-fixes"
+# The identity the committed kernel-patches/ carry (From:, Signed-off-by:):
+# a placeholder nobody can post under (kernel-patches/README.md); export
+# writes the developer's instead (commands.with_identity()).
+SERIES_IDENTITY = ("Seed cb4d7c4f maintainers",
+                   "maintainers@users.noreply.a-seed-cb4d7c4f.example")
 
 
 def _series_dir(ctx, rel: str, field: str) -> str:
