@@ -344,6 +344,9 @@ def with_identity(repo: str, start: str, end: str, ident: Tuple[str, str],
     when nothing changes)."""
     old = f"{placeholder[0]} <{placeholder[1]}>"
     new = f"{ident[0]} <{ident[1]}>"
+    if old == new:
+        return core.git(repo, "rev-parse", end)
+    signed = f"Signed-off-by: {old}"
     parent = start
     for c in core.git(repo, "rev-list", "--reverse", "--topo-order",
                       f"{start}..{end}").split():
@@ -361,25 +364,20 @@ def with_identity(repo: str, start: str, end: str, ident: Tuple[str, str],
                        if h.startswith("author ")), None)
         if not author:
             core.die(f"commit {c[:12]}: cannot read its author line")
-        name, mail, date = author.group(1), author.group(2), author.group(3)
-        signed = f"Signed-off-by: {old}"
-        lines = msg.split("\n")
-        ours = f"{name} <{mail}>" == old
-        if old == new or (not ours and signed not in lines):
-            if parents[0] == f"parent {parent}":
-                parent = c
-                continue
-        else:
-            lines = [f"Signed-off-by: {new}" if line == signed else line
-                     for line in lines]
-            if ours:
-                name, mail = ident
-        tree_id = headers[0].split()[1]
+        name, mail, date = author.groups()
+        if f"{name} <{mail}>" == old:
+            name, mail = ident
+        lines = [f"Signed-off-by: {new}" if line == signed else line
+                 for line in msg.split("\n")]
+        if (name, mail) != ident and lines == msg.split("\n") and \
+                parents[0] == f"parent {parent}":
+            parent = c          # another author's, unchanged, on its parent
+            continue
         env = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": mail,
                "GIT_AUTHOR_DATE": "@" + date, "GIT_COMMITTER_NAME": ident[0],
                "GIT_COMMITTER_EMAIL": ident[1], "GIT_COMMITTER_DATE": "@" + date}
-        parent = core.output(["git", "-C", repo, "commit-tree", tree_id, "-p", parent],
-                             env=env, stdin_text="\n".join(lines))
+        parent = core.output(["git", "-C", repo, "commit-tree", headers[0].split()[1],
+                              "-p", parent], env=env, stdin_text="\n".join(lines))
     return parent
 
 
