@@ -88,14 +88,33 @@ static ssize_t setfs_kproc_write(struct file *file, const char __user *buf,
 	return count;
 }
 
+/*
+ * The seeds' ->proc_read_iter entry: one call for the whole iterator and
+ * splice.  With the procfs series for 6.12 an entry asks for that with
+ * PROC_ENTRY_ITER_WHOLE; without it, it reads as a ->proc_read entry did
+ * (setfs_kproc_seg_ops).
+ */
+#ifdef SETFS_HAVE_PROC_ITER_WHOLE
+#define SETFS_KPROC_WHOLE	PROC_ENTRY_ITER_WHOLE
+#else
+#define SETFS_KPROC_WHOLE	0
+#endif
+
 static const struct proc_ops setfs_kproc_iter_ops = {
+	.proc_flags	= SETFS_KPROC_WHOLE,
 	.proc_read_iter	= setfs_kproc_read_iter,
 };
 
 static const struct proc_ops setfs_kproc_permanent_ops = {
-	.proc_flags	= PROC_ENTRY_PERMANENT,
+	.proc_flags	= PROC_ENTRY_PERMANENT | SETFS_KPROC_WHOLE,
 	.proc_read_iter	= setfs_kproc_read_iter,
 };
+
+#ifdef SETFS_HAVE_PROC_ITER_WHOLE
+static const struct proc_ops setfs_kproc_seg_ops = {
+	.proc_read_iter	= setfs_kproc_read_iter,
+};
+#endif
 
 #ifdef SETFS_HAVE_PROC_READ
 static const struct proc_ops setfs_kproc_read_ops = {
@@ -233,23 +252,37 @@ static void setfs_proc_read_iter_loop(struct kunit *test)
 /*
  * Which file operations proc_get_inode() picks for which proc_ops, and
  * what kernel_read() of the first bytes gives.  With ->proc_read gone from
- * struct proc_ops (kernel-patches/ part 2) every entry gets the iter
- * file_operations, and one without any read method reads -EIO there too.
+ * struct proc_ops (the procfs series' last patch) every entry gets
+ * ->read_iter, and one without any read method reads -EIO there too;
+ * with the 6.12 series only PROC_ENTRY_ITER_WHOLE entries get
+ * ->splice_read.
  */
 struct setfs_proc_fops_case {
 	const char *name;
 	const struct proc_ops *ops;
 	bool iter;
+	bool splice;
 	ssize_t kread;
 };
 
-static const struct setfs_proc_fops_case setfs_proc_fops_cases[] = {
-	{ "proc_read_iter_entry", &setfs_kproc_iter_ops, true, 16 },
-#ifdef SETFS_HAVE_PROC_READ
-	{ "proc_read_entry",      &setfs_kproc_read_ops, false, -EINVAL },
-	{ "write_only_entry", &setfs_kproc_write_only_ops, false, -EINVAL },
+#ifdef SETFS_HAVE_PROC_ITER_WHOLE
+#define SETFS_KPROC_SEG_SPLICE	false
 #else
-	{ "write_only_entry", &setfs_kproc_write_only_ops, true, -EIO },
+#define SETFS_KPROC_SEG_SPLICE	true
+#endif
+
+static const struct setfs_proc_fops_case setfs_proc_fops_cases[] = {
+	{ "proc_read_iter_entry", &setfs_kproc_iter_ops, true, true, 16 },
+#ifdef SETFS_HAVE_PROC_ITER_WHOLE
+	{ "proc_read_iter_seg_entry", &setfs_kproc_seg_ops, true, false, 16 },
+#endif
+#ifdef SETFS_HAVE_PROC_READ
+	{ "proc_read_entry", &setfs_kproc_read_ops, false, false, -EINVAL },
+	{ "write_only_entry", &setfs_kproc_write_only_ops, false, false,
+	  -EINVAL },
+#else
+	{ "write_only_entry", &setfs_kproc_write_only_ops, true,
+	  SETFS_KPROC_SEG_SPLICE, -EIO },
 #endif
 };
 
@@ -267,7 +300,7 @@ static void setfs_proc_file_ops(struct kunit *test)
 	file = setfs_kunit_open_fixture(test, SETFS_KPROC_PATH, O_RDONLY);
 
 	KUNIT_EXPECT_EQ(test, !!file->f_op->read_iter, c->iter);
-	KUNIT_EXPECT_EQ(test, !!file->f_op->splice_read, c->iter);
+	KUNIT_EXPECT_EQ(test, !!file->f_op->splice_read, c->splice);
 	KUNIT_EXPECT_EQ(test, !file->f_op->read, c->iter);
 	KUNIT_EXPECT_EQ(test, kernel_read(file, buf, sizeof(buf), &pos),
 			c->kread);
@@ -322,6 +355,54 @@ static void setfs_proc_read_after_remove(struct kunit *test)
  * Why the row above holds for the permanent flag too: modules get 0.  Built
  * in (riscv64-nommu) the flag is real, and the permanent rows skip.
  */
+#ifdef SETFS_HAVE_PROC_ITER_WHOLE
+/*
+ * ->read_iter under IOCB_NOWAIT, as io_uring calls it inline: an entry
+ * without PROC_ENTRY_ITER_WHOLE answers -EAGAIN before calling its method
+ * unless the file is O_NONBLOCK (io_uring's loop_rw_iter() for a ->read
+ * file), so io_uring reads it from a worker as before; a whole-iterator
+ * entry reads.
+ */
+struct setfs_proc_nowait_case {
+	const char *name;
+	const struct proc_ops *ops;
+	int flags;		/* open flags besides O_RDONLY */
+	ssize_t ret;
+	unsigned int calls;
+};
+
+static const struct setfs_proc_nowait_case setfs_proc_nowait_cases[] = {
+	{ "whole_entry",         &setfs_kproc_iter_ops, 0, 16, 1 },
+	{ "seg_entry",           &setfs_kproc_seg_ops, 0, -EAGAIN, 0 },
+	{ "seg_entry_nonblock",  &setfs_kproc_seg_ops, O_NONBLOCK, 16, 1 },
+};
+
+SETFS_PARAM_ARRAY(proc_nowait);
+
+static void setfs_proc_nowait(struct kunit *test)
+{
+	const struct setfs_proc_nowait_case *c = test->param_value;
+	struct setfs_kproc *kp;
+	struct kiocb kiocb;
+	struct iov_iter iter;
+	struct kvec kv;
+	struct file *file;
+	u8 buf[16];
+
+	kp = setfs_kproc_create(test, c->ops, 0);
+	file = setfs_kunit_open_fixture(test, SETFS_KPROC_PATH,
+					O_RDONLY | c->flags);
+	init_sync_kiocb(&kiocb, file);
+	kiocb.ki_flags |= IOCB_NOWAIT;
+	kv.iov_base = buf;
+	kv.iov_len = sizeof(buf);
+	iov_iter_kvec(&iter, ITER_DEST, &kv, 1, sizeof(buf));
+	KUNIT_EXPECT_EQ(test, file->f_op->read_iter(&kiocb, &iter), c->ret);
+	KUNIT_EXPECT_EQ(test, kp->iter_calls, c->calls);
+	KUNIT_EXPECT_EQ(test, kiocb.ki_pos, c->ret > 0 ? c->ret : 0);
+}
+#endif
+
 static void setfs_proc_permanent_flag_in_module(struct kunit *test)
 {
 #ifdef MODULE
@@ -339,6 +420,9 @@ static struct kunit_case setfs_proc_test_cases[] = {
 	KUNIT_CASE_PARAM(setfs_proc_file_ops, setfs_proc_fops_gen_params),
 	KUNIT_CASE_PARAM(setfs_proc_read_after_remove,
 			 setfs_proc_remove_gen_params),
+#ifdef SETFS_HAVE_PROC_ITER_WHOLE
+	KUNIT_CASE_PARAM(setfs_proc_nowait, setfs_proc_nowait_gen_params),
+#endif
 	KUNIT_CASE(setfs_proc_permanent_flag_in_module),
 	{}
 };

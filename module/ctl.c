@@ -31,6 +31,9 @@ static long setfs_ctl_info(void *arg)
 #ifdef SETFS_HAVE_PROC_READ
 	info->flags |= SETFS_INFO_PROC_LEGACY | SETFS_INFO_PROC_OPS_READ;
 #endif
+#ifdef SETFS_HAVE_PROC_ITER_WHOLE
+	info->flags |= SETFS_INFO_PROC_ITER_WHOLE;
+#endif
 	/* <linux/uaccess.h> defines it where copy_from_user() may mask */
 #ifdef can_do_masked_user_access
 	if (can_do_masked_user_access())

@@ -21,6 +21,10 @@ static DEFINE_MUTEX(setfs_proc_lock);
 static struct proc_dir_entry *setfs_proc_pde;
 
 static const struct proc_ops setfs_proc_ops = {
+#ifdef SETFS_HAVE_PROC_ITER_WHOLE
+	/* the seeds' ->proc_read_iter entry: whole iterator, splice */
+	.proc_flags	= PROC_ENTRY_ITER_WHOLE,
+#endif
 	.proc_read_iter	= setfs_data_read_iter,
 	.proc_lseek	= setfs_data_llseek,
 };

@@ -299,6 +299,19 @@ bool ctl_info(struct setfs_ctl_info *info)
 	return ctl_call(SETFS_IOC_INFO, info, "SETFS_IOC_INFO");
 }
 
+bool proc_splice_opt_in(void)
+{
+	static int opt_in = -1;
+	struct setfs_ctl_info info;
+
+	if (opt_in < 0) {
+		/* ctl_info() said why it failed; the cases then fail */
+		opt_in = ctl_info(&info) &&
+			 (info.flags & SETFS_INFO_PROC_ITER_WHOLE);
+	}
+	return opt_in;
+}
+
 void ctl_close(void)
 {
 	if (ctl_fd >= 0)

@@ -115,6 +115,15 @@ ssize_t drain_pipe(int fd, unsigned char *buf, size_t max);
 int ctl_ioctl(unsigned long cmd, void *arg);
 bool ctl_call(unsigned long cmd, void *arg, const char *what);
 bool ctl_info(struct setfs_ctl_info *info);
+
+/*
+ * Whether the kernel has the procfs series for 6.12, where a converted
+ * proc file keeps refusing splice(2) and sendfile(2) with EINVAL unless
+ * its proc_ops set PROC_ENTRY_ITER_WHOLE (SETFS_INFO_PROC_ITER_WHOLE).
+ * False when the module cannot be asked (SETFS_IOC_INFO's diagnostic
+ * says so).
+ */
+bool proc_splice_opt_in(void);
 /* Closes it, so that it no longer pins the module (setfs_user_unload). */
 void ctl_close(void);
 

@@ -75,6 +75,12 @@ struct edge_file {
 	char path[128];
 	enum kind kind;
 	bool legacy;		/* read through struct proc_ops ->proc_read */
+	/*
+	 * A vector is read one call per segment: ->proc_read
+	 * (do_loop_readv_writev()), and with the 6.12 series every
+	 * converted file but /proc/config.gz (no PROC_ENTRY_ITER_WHOLE)
+	 */
+	bool seg_vector;
 	bool pci;		/* proc_bus_pci_read(): see model() */
 	bool narrows;		/* part2_file.narrows */
 	bool fixed;		/* the size does not change */
@@ -305,6 +311,8 @@ static struct edge_file *add_file(const char *name, const char *path,
 	snprintf(f->path, sizeof(f->path), "%s", path);
 	f->kind = kind;
 	f->legacy = legacy;
+	f->seg_vector = legacy ||
+			(proc_splice_opt_in() && strcmp(path, "/proc/config.gz"));
 	f->fixed = true;
 	f->stable = ALL;
 	return f;
@@ -568,7 +576,7 @@ static void model(const struct edge_file *f, const struct edge *e,
 
 	if (f->kind == K_KPAGE && at % 8)
 		return expect_err(x, EINVAL, "an offset inside a record");
-	if (f->kind == K_KPAGE && total % 8 && !(f->legacy && is_vector(e)))
+	if (f->kind == K_KPAGE && total % 8 && !(f->seg_vector && is_vector(e)))
 		return expect_err(x, EINVAL, "a count of part of a record");
 
 	/*
@@ -591,7 +599,7 @@ static void model(const struct edge_file *f, const struct edge *e,
 	/* as unsigned long long: size_t has 32 bits on 32-bit user space */
 	avail = (unsigned long long)at >= f->size ? 0 : f->size - at;
 	want = total < avail ? total : avail;
-	if (f->kind == K_KPAGE && f->legacy && is_vector(e) &&
+	if (f->kind == K_KPAGE && f->seg_vector && is_vector(e) &&
 	    legacy_kpage_vector(e, avail, &want) && !want)
 		return expect_err(x, EINVAL, "a segment of part of a record");
 	x->lo = want;

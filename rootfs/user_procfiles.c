@@ -208,20 +208,19 @@ static ssize_t kernel_read_start(const char *path, unsigned char *buf,
 	return rw.ret;
 }
 
-/* Without the series: splice, sendfile and kernel_read() give EINVAL. */
-static enum case_result run_procfile_unconverted(const char *path)
+/* splice(2) and sendfile(2) from @path fail with EINVAL. */
+static bool refuses_splice(const char *path)
 {
-	struct setfs_ctl_rw rw = { 0 };
 	int fd, out, pfd[2];
 	bool ok = true;
 	ssize_t ret;
 
 	fd = open_path(path, O_RDONLY);
 	if (fd < 0)
-		return CASE_FAIL;
+		return false;
 	if (pipe(pfd)) {
 		close(fd);
-		return CASE_FAIL;
+		return false;
 	}
 	ret = splice(fd, NULL, pfd[1], NULL, 4096, 0);
 	ok &= check_errno("splice", ret, errno, EINVAL);
@@ -231,12 +230,20 @@ static enum case_result run_procfile_unconverted(const char *path)
 	if (out < 0) {
 		diag("O_TMPFILE: %s", strerror(errno));
 		close(fd);
-		return CASE_FAIL;
+		return false;
 	}
 	ret = sendfile(out, fd, NULL, 65536);
 	ok &= check_errno("sendfile", ret, errno, EINVAL);
 	close(out);
 	close(fd);
+	return ok;
+}
+
+/* Without the series: splice, sendfile and kernel_read() give EINVAL. */
+static enum case_result run_procfile_unconverted(const char *path)
+{
+	struct setfs_ctl_rw rw = { 0 };
+	bool ok = refuses_splice(path);
 
 	snprintf(rw.path, sizeof(rw.path), "%s", path);
 	rw.buf = (unsigned long)&rw;
@@ -289,13 +296,24 @@ static enum case_result run_procfile(const void *data)
 		goto out;
 	}
 
-	n = splice_all(path, got, PROCFILE_MAX);
-	if (n < 0 || (r->stable && !same_bytes("splice", got, n, want, wn)))
-		goto out;
+	/*
+	 * With the 6.12 series none of these files asks for splice
+	 * (PROC_ENTRY_ITER_WHOLE): they refuse it as their seq_read did.
+	 */
+	if (proc_splice_opt_in()) {
+		if (!refuses_splice(path))
+			goto out;
+	} else {
+		n = splice_all(path, got, PROCFILE_MAX);
+		if (n < 0 ||
+		    (r->stable && !same_bytes("splice", got, n, want, wn)))
+			goto out;
 
-	n = sendfile_all(path, got, PROCFILE_MAX);
-	if (n < 0 || (r->stable && !same_bytes("sendfile", got, n, want, wn)))
-		goto out;
+		n = sendfile_all(path, got, PROCFILE_MAX);
+		if (n < 0 ||
+		    (r->stable && !same_bytes("sendfile", got, n, want, wn)))
+			goto out;
+	}
 
 	/*
 	 * One kernel_read() call: seq_read_iter() returns at most what one

@@ -91,6 +91,8 @@ static ssize_t read_at(const char *path, int oflags, off_t pos,
  */
 enum via { VIA_NONE, VIA_SPLICE, VIA_SENDFILE, VIA_KERNEL_READ };
 
+#define CONFIG_GZ	"/proc/config.gz"
+
 static const char *const via_names[] = {
 	[VIA_NONE] = "read", [VIA_SPLICE] = "splice",
 	[VIA_SENDFILE] = "sendfile", [VIA_KERNEL_READ] = "kernel_read",
@@ -263,18 +265,32 @@ static ssize_t via_read(enum via v, const char *path, int oflags, off_t pos,
 }
 
 /*
- * @got (bytes in @buf, or -errno) from @v against what the kernel must
- * give: EINVAL while struct proc_ops has ->proc_read, else @want (@wlen
- * bytes; -errno when read(2) fails too; @want NULL: the length only).
+ * Whether @v must fail with EINVAL on the converted file @path: every way
+ * while struct proc_ops has ->proc_read; with the 6.12 series splice(2)
+ * and sendfile(2), except on /proc/config.gz, the one file here whose
+ * proc_ops ask for them (PROC_ENTRY_ITER_WHOLE).
  */
-static bool expect_via(const char *what, enum via v, ssize_t got,
-		       const unsigned char *buf, const unsigned char *want,
-		       ssize_t wlen)
+static bool via_refused(enum via v, const char *path)
+{
+	if (have_proc_read)
+		return true;
+	return (v == VIA_SPLICE || v == VIA_SENDFILE) &&
+	       proc_splice_opt_in() && strcmp(path, CONFIG_GZ);
+}
+
+/*
+ * @got (bytes in @buf, or -errno) from @v on @path against what the
+ * kernel must give: EINVAL where via_refused(), else @want (@wlen bytes;
+ * -errno when read(2) fails too; @want NULL: the length only).
+ */
+static bool expect_via(const char *path, const char *what, enum via v,
+		       ssize_t got, const unsigned char *buf,
+		       const unsigned char *want, ssize_t wlen)
 {
 	char name[192];
 
 	snprintf(name, sizeof(name), "%s: %s", via_names[v], what);
-	if (have_proc_read)
+	if (via_refused(v, path))
 		return check_kret(name, got, -EINVAL);
 	if (!check_kret(name, got, wlen))
 		return false;
@@ -309,8 +325,8 @@ static bool expect_slices(enum via v, const char *path, int oflags,
 		glen = via_read(v, path, oflags, sl[i].pos, got, sl[i].count);
 		snprintf(what, sizeof(what), "%s at %lld, %zu bytes", path,
 			 (long long)sl[i].pos, sl[i].count);
-		if (!expect_via(what, v, glen, got, sl[i].len_only ? NULL : want,
-				wlen))
+		if (!expect_via(path, what, v, glen, got,
+				sl[i].len_only ? NULL : want, wlen))
 			ok = false;
 	}
 	free(want);
@@ -371,8 +387,6 @@ static enum case_result proc_ops_read_flag(enum via v)
 }
 
 /* ------------------------------------------------------ /proc/config.gz */
-
-#define CONFIG_GZ	"/proc/config.gz"
 
 /* The file by read(2), into a buffer of BIG bytes; NULL on failure. */
 static unsigned char *config_gz(ssize_t *len)
@@ -1374,7 +1388,7 @@ static enum case_result asound_entries_via(enum via v)
 		 * a kernel without it (setfs_series=none) still has
 		 * ->proc_read = seq_read there, so EINVAL.
 		 */
-		if (!series_applied()) {
+		if (!series_applied() || via_refused(v, paths[i].path)) {
 			if (!check_kret(paths[i].path, glen, -EINVAL))
 				ok = false;
 			continue;
@@ -1844,9 +1858,10 @@ static enum case_result kfifo_via(enum via v, const struct kfifo_sample *k,
 	ok = fifo_ops(k->proc, fill, nfill);
 	if (ok) {
 		got = via_read(v, k->proc, O_RDONLY, -1, buf, 64);
-		ok = expect_via(k->proc, v, got, buf, (const void *)want, wlen);
+		ok = expect_via(k->proc, k->proc, v, got, buf,
+				(const void *)want, wlen);
 	}
-	if (ok && have_proc_read)
+	if (ok && via_refused(v, k->proc))
 		ok = fifo_ops(k->proc, after_einval, nafter_einval);
 	else if (ok)
 		ok = fifo_ops(k->proc, after, nafter);

@@ -106,6 +106,14 @@ static inline __u64 setfs_checksum(const void *buf, unsigned long len)
  * fault, where access_ok() refused it whole.
  */
 #define SETFS_INFO_MASKED_USER_COPY	_BITULL(2)
+/*
+ * SETFS_INFO_PROC_ITER_WHOLE: the kernel has the procfs series for 6.12,
+ * where a ->proc_read_iter entry gets splice(2) and one call per readv(2)
+ * only with PROC_ENTRY_ITER_WHOLE (SETFS_PROC_PATH sets it); the entries
+ * it converts read one readv(2) segment per call and refuse splice(2)
+ * and sendfile(2) with EINVAL, as their ->proc_read did.
+ */
+#define SETFS_INFO_PROC_ITER_WHOLE	_BITULL(3)
 
 struct setfs_ctl_info {
 	__u64 task_size_max;	/* TASK_SIZE_MAX: first address access_ok() refuses */
