@@ -31,7 +31,8 @@ class Records(unittest.TestCase):
         self.assertEqual([b.name for b in bases.values() if b.default], ["6.1"])
         b = bases["6.1"]
         self.assertEqual(b.series_dirs, ["kernel-patches/uaccess", "kernel-patches"])
-        self.assertEqual(bases["6.12"].series_dirs, ["kernel-patches/6.12/uaccess"])
+        self.assertEqual(bases["6.12"].series_dirs,
+                         ["kernel-patches/6.12/uaccess", "kernel-patches/6.12/procfs"])
 
     def test_good(self):
         b = base.parse("6.12", GOOD, "bases/6.12.toml")

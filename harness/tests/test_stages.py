@@ -4,6 +4,7 @@ warm cache must keep their keys), the stage abstraction, the command
 line, the targets' paths and the kinds' QEMU command lines."""
 
 import contextlib
+import dataclasses
 import io
 import os
 import subprocess
@@ -157,7 +158,8 @@ class CommandLine(unittest.TestCase):
                          ("6.1", "/nonexistent/6.1", "/nonexistent/6.1/linux"))
         _, ctx = self.parse("kunit", "--base", "6.12")
         self.assertEqual((ctx.cache, ctx.tarball, ctx.base.procfs),
-                         ("/nonexistent/6.12", "/usr/src/linux-source-6.12.tar.xz", ""))
+                         ("/nonexistent/6.12", "/usr/src/linux-source-6.12.tar.xz",
+                          "kernel-patches/6.12/procfs"))
         ctx = core.Ctx.from_env({"SETFS_CACHE": "/x", "SETFS_BASE": "6.12",
                                  "SETFS_TARBALL": "/t.tar.xz"})
         cli.parse(["test"], ctx, target.lists())
@@ -256,14 +258,18 @@ class Kinds(unittest.TestCase):
             *core.SOAK_QUICK.split()])
 
     def test_a_base_without_the_procfs_series_says_so(self):
-        """6.12 has no procfs series yet: the tree guests expect the
-        pristine procfs side (setfs_series=none), once, as the distro
-        guest's record already says; 6.1's tree guests do not."""
-        for name, want in (("6.1", 0), ("6.12", 1)):
+        """A base without a procfs series (6.12's record with its
+        series.procfs taken out): the tree guests expect the pristine
+        procfs side (setfs_series=none), once, as the distro guest's
+        record already says; the committed bases' tree guests do not."""
+        for name, strip, want in (("6.1", False, 0), ("6.12", False, 0),
+                                  ("6.12", True, 1)):
             ctx = core.Ctx(cache_root="/c")
             ctx.use_base(name)
+            if strip:
+                ctx.base = dataclasses.replace(ctx.base, procfs="")
             for tname, n in (("x86_64", want), ("x86_64-debian", 1)):
-                with self.subTest(base=name, target=tname):
+                with self.subTest(base=name, strip=strip, target=tname):
                     t = target.load(ctx, tname)
                     words = kinds.kind_of(ctx, t).qemu("test")[3].split()
                     self.assertEqual(words.count("setfs_series=none"), n)
