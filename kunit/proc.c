@@ -357,25 +357,37 @@ static void setfs_proc_read_after_remove(struct kunit *test)
  */
 #ifdef SETFS_HAVE_PROC_ITER_WHOLE
 /*
- * ->read_iter under IOCB_NOWAIT, as io_uring calls it inline: an entry
+ * ->read_iter as io_uring calls it: inline under IOCB_NOWAIT, an entry
  * without PROC_ENTRY_ITER_WHOLE answers -EAGAIN before calling its method
  * unless the file is O_NONBLOCK (io_uring's loop_rw_iter() for a ->read
  * file), so io_uring reads it from a worker as before; a whole-iterator
- * entry reads.
+ * entry reads.  An asynchronous kiocb (io_uring's worker) of 0 bytes
+ * returns 0 without a call, as loop_rw_iter() did; a synchronous one
+ * (read(2) of 0 bytes) calls the method.
  */
 struct setfs_proc_nowait_case {
 	const char *name;
 	const struct proc_ops *ops;
 	int flags;		/* open flags besides O_RDONLY */
+	bool nowait;		/* IOCB_NOWAIT */
+	bool async;		/* a ->ki_complete: not is_sync_kiocb() */
+	size_t count;
 	ssize_t ret;
 	unsigned int calls;
 };
 
 static const struct setfs_proc_nowait_case setfs_proc_nowait_cases[] = {
-	{ "whole_entry",         &setfs_kproc_iter_ops, 0, 16, 1 },
-	{ "seg_entry",           &setfs_kproc_seg_ops, 0, -EAGAIN, 0 },
-	{ "seg_entry_nonblock",  &setfs_kproc_seg_ops, O_NONBLOCK, 16, 1 },
+	{ "whole_entry",        &setfs_kproc_iter_ops, 0, true, true, 16, 16, 1 },
+	{ "seg_entry",          &setfs_kproc_seg_ops, 0, true, true, 16, -EAGAIN, 0 },
+	{ "seg_entry_nonblock", &setfs_kproc_seg_ops, O_NONBLOCK, true, true, 16, 16, 1 },
+	{ "seg_entry_worker",   &setfs_kproc_seg_ops, 0, false, true, 16, 16, 1 },
+	{ "seg_entry_async_0",  &setfs_kproc_seg_ops, 0, false, true, 0, 0, 0 },
+	{ "seg_entry_sync_0",   &setfs_kproc_seg_ops, 0, false, false, 0, 0, 1 },
 };
+
+static void setfs_proc_ki_complete(struct kiocb *iocb, long ret)
+{
+}
 
 SETFS_PARAM_ARRAY(proc_nowait);
 
@@ -393,10 +405,13 @@ static void setfs_proc_nowait(struct kunit *test)
 	file = setfs_kunit_open_fixture(test, SETFS_KPROC_PATH,
 					O_RDONLY | c->flags);
 	init_sync_kiocb(&kiocb, file);
-	kiocb.ki_flags |= IOCB_NOWAIT;
+	if (c->nowait)
+		kiocb.ki_flags |= IOCB_NOWAIT;
+	if (c->async)
+		kiocb.ki_complete = setfs_proc_ki_complete;
 	kv.iov_base = buf;
-	kv.iov_len = sizeof(buf);
-	iov_iter_kvec(&iter, ITER_DEST, &kv, 1, sizeof(buf));
+	kv.iov_len = c->count;
+	iov_iter_kvec(&iter, ITER_DEST, &kv, 1, c->count);
 	KUNIT_EXPECT_EQ(test, file->f_op->read_iter(&kiocb, &iter), c->ret);
 	KUNIT_EXPECT_EQ(test, kp->iter_calls, c->calls);
 	KUNIT_EXPECT_EQ(test, kiocb.ki_pos, c->ret > 0 ? c->ret : 0);
