@@ -361,9 +361,10 @@ static void setfs_proc_read_after_remove(struct kunit *test)
  * without PROC_ENTRY_ITER_WHOLE answers -EAGAIN before calling its method
  * unless the file is O_NONBLOCK (io_uring's loop_rw_iter() for a ->read
  * file), so io_uring reads it from a worker as before; a whole-iterator
- * entry reads.  An asynchronous kiocb (io_uring's worker) of 0 bytes
- * returns 0 without a call, as loop_rw_iter() did; a synchronous one
- * (read(2) of 0 bytes) calls the method.
+ * entry reads.  0 bytes from an asynchronous kiocb (io_uring's worker) or
+ * under IOCB_NOWAIT return 0 without a call, as loop_rw_iter() did; from
+ * a synchronous kiocb without it (read(2) of 0 bytes) they call the
+ * method.
  */
 struct setfs_proc_nowait_case {
 	const char *name;
@@ -383,6 +384,8 @@ static const struct setfs_proc_nowait_case setfs_proc_nowait_cases[] = {
 	{ "seg_entry_worker",   &setfs_kproc_seg_ops, 0, false, true, 16, 16, 1 },
 	{ "seg_entry_async_0",  &setfs_kproc_seg_ops, 0, false, true, 0, 0, 0 },
 	{ "seg_entry_sync_0",   &setfs_kproc_seg_ops, 0, false, false, 0, 0, 1 },
+	/* io_uring's multishot read: a sync kiocb under IOCB_NOWAIT */
+	{ "seg_entry_nowait_0", &setfs_kproc_seg_ops, O_NONBLOCK, true, false, 0, 0, 0 },
 };
 
 static void setfs_proc_ki_complete(struct kiocb *iocb, long ret)

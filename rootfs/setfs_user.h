@@ -124,6 +124,17 @@ bool ctl_info(struct setfs_ctl_info *info);
  * says so).
  */
 bool proc_splice_opt_in(void);
+
+struct iovec;
+/*
+ * One IORING_OP_READ of @len bytes into @buf (@iov NULL) or one
+ * IORING_OP_READV of the @len segments of @iov, of @fd at its file
+ * position, waited for: the completion's result (a count or -errno), or
+ * -EPROTO with a diagnostic when io_uring is missing or nothing completed
+ * (an alarm the caller set interrupts the wait).  user_iouring.c.
+ */
+int uring_read_once(int fd, void *buf, const struct iovec *iov,
+		    unsigned int len);
 /* Closes it, so that it no longer pins the module (setfs_user_unload). */
 void ctl_close(void);
 

@@ -166,6 +166,38 @@ static int uring_enter(struct uring *r, unsigned int submit,
 		       min_complete ? IORING_ENTER_GETEVENTS : 0, NULL, 0);
 }
 
+int uring_read_once(int fd, void *buf, const struct iovec *iov,
+		    unsigned int len)
+{
+	struct io_uring_sqe *sqe;
+	unsigned int tail, idx;
+	struct uring r;
+	int ret, res;
+
+	if (!uring_init(&r))
+		return -EPROTO;
+	tail = *r.sq_tail;
+	idx = tail & *r.sq_mask;
+	sqe = &r.sqes[idx];
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = iov ? IORING_OP_READV : IORING_OP_READ;
+	sqe->fd = fd;
+	sqe->addr = iov ? (uintptr_t)iov : (uintptr_t)buf;
+	sqe->len = len;
+	sqe->off = (__u64)-1;	/* the file position, as read(2) */
+	sqe->user_data = 1;
+	r.sq_array[idx] = idx;
+	__atomic_store_n(r.sq_tail, tail + 1, __ATOMIC_RELEASE);
+	ret = uring_enter(&r, 1, 1);
+	if (!uring_reap(&r, &res)) {
+		diag("no completion (io_uring_enter: %s)",
+		     ret < 0 ? strerror(errno) : "returned");
+		res = -EPROTO;
+	}
+	uring_exit(&r);
+	return res;
+}
+
 /* Reads what @path has now, O_NONBLOCK, until -EAGAIN (or an error). */
 static void drain(const char *path)
 {
