@@ -312,6 +312,11 @@ bool proc_splice_opt_in(void)
 	return opt_in;
 }
 
+bool proc_reads_as_read(const char *path)
+{
+	return proc_splice_opt_in() && strcmp(path, "/proc/config.gz");
+}
+
 void ctl_close(void)
 {
 	if (ctl_fd >= 0)

@@ -125,6 +125,13 @@ bool ctl_info(struct setfs_ctl_info *info);
  */
 bool proc_splice_opt_in(void);
 
+/*
+ * Whether the converted proc file @path reads as its ->proc_read did (one
+ * call per readv(2) segment, no splice): with the 6.12 series, every one
+ * but /proc/config.gz, the one converted entry with PROC_ENTRY_ITER_WHOLE.
+ */
+bool proc_reads_as_read(const char *path);
+
 struct iovec;
 /*
  * One IORING_OP_READ of @len bytes into @buf (@iov NULL) or one

@@ -334,8 +334,7 @@ static struct edge_file *add_file(const char *name, const char *path,
 	snprintf(f->path, sizeof(f->path), "%s", path);
 	f->kind = kind;
 	f->legacy = legacy;
-	f->seg_vector = legacy ||
-			(proc_splice_opt_in() && strcmp(path, "/proc/config.gz"));
+	f->seg_vector = legacy || proc_reads_as_read(path);
 	f->fixed = true;
 	f->stable = ALL;
 	return f;

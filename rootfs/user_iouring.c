@@ -129,19 +129,23 @@ fail:
 	return false;
 }
 
-/* Queues an IORING_OP_READ of @len bytes of @fd into @buf. */
-static void uring_queue_read(struct uring *r, int fd, void *buf,
-			     unsigned int len)
+/*
+ * Queues a read of @fd at @off ((__u64)-1: the file position): @op
+ * IORING_OP_READ of @len bytes into @addr, or IORING_OP_READV of the @len
+ * segments of the iovec array at @addr.
+ */
+static void uring_queue(struct uring *r, int fd, __u8 op, const void *addr,
+			unsigned int len, __u64 off)
 {
 	unsigned int tail = *r->sq_tail, idx = tail & *r->sq_mask;
 	struct io_uring_sqe *sqe = &r->sqes[idx];
 
 	memset(sqe, 0, sizeof(*sqe));
-	sqe->opcode = IORING_OP_READ;
+	sqe->opcode = op;
 	sqe->fd = fd;
-	sqe->addr = (uintptr_t)buf;
+	sqe->addr = (uintptr_t)addr;
 	sqe->len = len;
-	sqe->off = 0;
+	sqe->off = off;
 	sqe->user_data = 1;
 	r->sq_array[idx] = idx;
 	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
@@ -169,25 +173,16 @@ static int uring_enter(struct uring *r, unsigned int submit,
 int uring_read_once(int fd, void *buf, const struct iovec *iov,
 		    unsigned int len)
 {
-	struct io_uring_sqe *sqe;
-	unsigned int tail, idx;
 	struct uring r;
 	int ret, res;
 
 	if (!uring_init(&r))
 		return -EPROTO;
-	tail = *r.sq_tail;
-	idx = tail & *r.sq_mask;
-	sqe = &r.sqes[idx];
-	memset(sqe, 0, sizeof(*sqe));
-	sqe->opcode = iov ? IORING_OP_READV : IORING_OP_READ;
-	sqe->fd = fd;
-	sqe->addr = iov ? (uintptr_t)iov : (uintptr_t)buf;
-	sqe->len = len;
-	sqe->off = (__u64)-1;	/* the file position, as read(2) */
-	sqe->user_data = 1;
-	r.sq_array[idx] = idx;
-	__atomic_store_n(r.sq_tail, tail + 1, __ATOMIC_RELEASE);
+	/* at the file position, as read(2) and readv(2) */
+	if (iov)
+		uring_queue(&r, fd, IORING_OP_READV, iov, len, (__u64)-1);
+	else
+		uring_queue(&r, fd, IORING_OP_READ, buf, len, (__u64)-1);
 	ret = uring_enter(&r, 1, 1);
 	if (!uring_reap(&r, &res)) {
 		diag("no completion (io_uring_enter: %s)",
@@ -240,7 +235,7 @@ static enum case_result nowait_read(const char *path, bool (*produce)(void),
 	sigaction(SIGALRM, &sa, &old);
 
 	drain(path);
-	uring_queue_read(&r, fd, buf, sizeof(buf) - 1);
+	uring_queue(&r, fd, IORING_OP_READ, buf, sizeof(buf) - 1, 0);
 	alarm(WAIT_ALARM_S);
 	t0 = seconds();
 	ret = uring_enter(&r, 1, 0);
@@ -335,7 +330,7 @@ static bool read_and_wait(int fd, void *buf, unsigned int len, int *cres)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, &old);
-	uring_queue_read(&r, fd, buf, len);
+	uring_queue(&r, fd, IORING_OP_READ, buf, len, 0);
 	alarm(WAIT_ALARM_S);
 	ret = uring_enter(&r, 1, 1);
 	alarm(0);

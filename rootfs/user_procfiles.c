@@ -300,7 +300,7 @@ static enum case_result run_procfile(const void *data)
 	 * With the 6.12 series none of these files asks for splice
 	 * (PROC_ENTRY_ITER_WHOLE): they refuse it as their seq_read did.
 	 */
-	if (proc_splice_opt_in()) {
+	if (proc_reads_as_read(path)) {
 		if (!refuses_splice(path))
 			goto out;
 	} else {

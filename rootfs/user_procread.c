@@ -275,7 +275,7 @@ static bool via_refused(enum via v, const char *path)
 	if (have_proc_read)
 		return true;
 	return (v == VIA_SPLICE || v == VIA_SENDFILE) &&
-	       proc_splice_opt_in() && strcmp(path, CONFIG_GZ);
+	       proc_reads_as_read(path);
 }
 
 /*
