@@ -106,7 +106,7 @@ def run_make(ctx, t: Target, src: str, log: str, what: str, *args):
 
 def config_settings(ctx, frags: List[str]):
     """Each option's last setting in the fragments (a later fragment
-    overrides an earlier one, as merge_config.sh does), and where from."""
+    overrides an earlier one), and where from."""
     setting, origin = {}, {}
     for frag in frags:
         with open(frag) as fh:
@@ -149,13 +149,19 @@ def configure_kernel(ctx, t: Target, frags: List[str], src: str, src_key: str):
     def body():
         os.makedirs(t.build, exist_ok=True)
         os.makedirs(t.work, exist_ok=True)
-        env = {"ARCH": t.linux_arch, "CROSS_COMPILE": t.cross}
+        # The fragments merged here, not by merge_config.sh: that script
+        # makes its temporary files in the source tree, and a run killed
+        # while it works leaves them there for the tree guard to find.
+        merged = os.path.join(t.work, "allno.config")
+        core.write(merged, "".join(line + "\n" for line in
+                                   config_settings(ctx, frags)[0].values()))
         try:
-            run_logged(["scripts/kconfig/merge_config.sh", "-n", "-O", t.build, *frags],
-                       log, "", cwd=src, env=env)
+            run_logged(make_args(ctx, t, src) + [f"KCONFIG_ALLCONFIG={merged}",
+                                                 "allnoconfig"],
+                       log, "", env=ccache_env(ctx))
         except StageFailed as e:
-            raise StageFailed(f"{t.name}: merging the config fragments failed (log: {log})",
-                              e.log) from None
+            raise StageFailed(f"{t.name}: make allnoconfig with the config fragments failed "
+                              f"(log: {log})", e.log) from None
         try:
             run_logged(make_args(ctx, t, src) + ["olddefconfig"], log, "", append=True)
         except StageFailed as e:

@@ -15,6 +15,7 @@ They touch different files; export writes each back to its directory.
 """
 
 import os
+import re
 import shutil
 import subprocess
 from typing import List
@@ -112,11 +113,28 @@ def head(ctx, rev: str = "HEAD") -> str:
     return core.git(ctx.tree, "rev-parse", rev)
 
 
+# What scripts/kconfig/merge_config.sh names its mktemp files in the
+# directory it runs in; a run of an earlier harness killed while the
+# script ran left them in the tree.
+KCONFIG_TEMPORARY = re.compile(r"^\.(merge_)?tmp\.config\.[A-Za-z0-9]{10}$")
+
+
+def drop_kconfig_temporaries(top: str):
+    """Remove merge_config.sh's leftover temporaries from TOP: they are
+    nobody's work, and the guard would refuse the tree for them."""
+    for name in os.listdir(top) if os.path.isdir(top) else ():
+        path = os.path.join(top, name)
+        if KCONFIG_TEMPORARY.match(name) and os.path.isfile(path) and \
+                not os.path.islink(path):
+            os.unlink(path)
+
+
 def tree_unexported(ctx) -> str:
     """What in the tree is not in kernel-patches/: commits after the
     applied series, edits to tracked files, files that are not tracked.
     A description; empty when the tree holds only what the series made."""
     lines = []
+    drop_kconfig_temporaries(ctx.tree)
     applied = state_get(ctx, "applied")
     if not applied or not core.ok(["git", "-C", ctx.tree, "rev-parse", "-q",
                                    "--verify", applied + "^{commit}"]):

@@ -116,5 +116,40 @@ class TreeOfTheWrongVersion(unittest.TestCase):
             self.assertFalse(os.path.exists(os.path.join(ctx.cache, "extract.tmp")))
 
 
+class KconfigTemporaries(unittest.TestCase):
+    """merge_config.sh's leftovers from a killed run are not work: the
+    guard removes them and reports only what is somebody's."""
+
+    def test_only_real_work_is_reported(self):
+        import subprocess
+
+        from harness import core, tree
+
+        with tempfile.TemporaryDirectory() as d:
+            ctx = core.Ctx(cache_root=os.path.join(d, "cache"))
+            ctx.use_base("6.12")
+            os.makedirs(ctx.tree)
+            subprocess.run(["git", "init", "-q", ctx.tree], check=True)
+            with open(os.path.join(ctx.tree, "Makefile"), "w") as fh:
+                fh.write("all:\n")
+            core.git(ctx.tree, "add", "Makefile")
+            core.git(ctx.tree, "-c", "user.name=t", "-c", "user.email=t@t",
+                     "commit", "-q", "-m", "pristine")
+            tree.state_write(ctx, "tid", "empty", tree.head(ctx))
+            self.assertEqual(tree.tree_unexported(ctx), "")
+            leftovers = [".tmp.config.fQxLe3KJUM", ".merge_tmp.config.u8ulEu5Jk2"]
+            kept = [".tmp.config.short", "tmp.config.fQxLe3KJUM", "mine.c"]
+            for name in leftovers + kept:
+                with open(os.path.join(ctx.tree, name), "w") as fh:
+                    fh.write("x\n")
+            what = tree.tree_unexported(ctx)
+            for name in leftovers:
+                self.assertFalse(os.path.exists(os.path.join(ctx.tree, name)), name)
+                self.assertNotIn(name, what)
+            for name in kept:
+                self.assertTrue(os.path.exists(os.path.join(ctx.tree, name)), name)
+                self.assertIn(name, what)
+
+
 if __name__ == "__main__":
     unittest.main()
