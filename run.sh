@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run.sh - build Debian's linux-source-6.1 with kernel-patches/ applied, boot
+# run.sh - build a Debian linux-source tree (bases/) with its series applied, boot
 # it in QEMU with setfs_probe.ko, the KUnit suite and the user test binary,
 # and report the results as KTAP.  See README.md and "./run.sh --help".
 #

@@ -28,7 +28,7 @@ class Records(unittest.TestCase):
         bases = base.load_all()
         self.assertIn("6.1", bases)
         self.assertIn("6.12", bases)
-        self.assertEqual([b.name for b in bases.values() if b.default], ["6.1"])
+        self.assertEqual([b.name for b in bases.values() if b.default], ["6.12"])
         b = bases["6.1"]
         self.assertEqual(b.series_dirs, ["kernel-patches/uaccess", "kernel-patches"])
         self.assertEqual(bases["6.12"].series_dirs,

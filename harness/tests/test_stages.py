@@ -155,11 +155,11 @@ class CommandLine(unittest.TestCase):
         its own cache tree and tarball, the lock stays at the top."""
         _, ctx = self.parse("kunit")
         self.assertEqual((ctx.base_name, ctx.cache, ctx.tree),
-                         ("6.1", "/nonexistent/6.1", "/nonexistent/6.1/linux"))
-        _, ctx = self.parse("kunit", "--base", "6.12")
+                         ("6.12", "/nonexistent/6.12", "/nonexistent/6.12/linux"))
+        _, ctx = self.parse("kunit", "--base", "6.1")
         self.assertEqual((ctx.cache, ctx.tarball, ctx.base.procfs),
-                         ("/nonexistent/6.12", "/usr/src/linux-source-6.12.tar.xz",
-                          "kernel-patches/6.12/procfs"))
+                         ("/nonexistent/6.1", "/usr/src/linux-source-6.1.tar.xz",
+                          "kernel-patches"))
         ctx = core.Ctx.from_env({"SETFS_CACHE": "/x", "SETFS_BASE": "6.12",
                                  "SETFS_TARBALL": "/t.tar.xz"})
         cli.parse(["test"], ctx, target.lists())
