@@ -126,11 +126,38 @@ class ExpandTest(unittest.TestCase):
         with open(os.path.join(tree, "d", "x.c"), "w") as f:
             f.write(SRC)
         fixture = "a\n// uh-extract: d/x.c func baz\nb\n"
-        out = uharness.expand(fixture, tree, "/fx.c")
+        out = uharness.expand(fixture, tree, "/fx.c", (6, 12))
         self.assertIn('#line %d "d/x.c"\nint baz(void)'
                       % (SRC[:SRC.index("int baz")].count("\n") + 1), out)
         self.assertIn('#line 3 "/fx.c"\nb\n', out)
         self.assertNotIn("uh-extract", out)
+
+    def test_marks_for_one_version(self):
+        """uh-extract(6.12) only from a 6.12 or later tree, (<6.12) only
+        from an earlier one; the other line is left empty (the line
+        numbers stay) and its file is never opened."""
+        tree = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tree)
+        os.makedirs(os.path.join(tree, "d"))
+        with open(os.path.join(tree, "d", "x.c"), "w") as f:
+            f.write(SRC)
+        with open(os.path.join(tree, "Makefile"), "w") as f:
+            f.write("VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 118\n")
+        fixture = ("// uh-extract(6.12): d/x.c func baz\n"
+                   "// uh-extract(<6.12): d/gone.c func baz\nz\n")
+        self.assertEqual(uharness.tree_version(tree), (6, 12))
+        new = uharness.expand(fixture, tree, "/fx.c")
+        self.assertIn("int baz(void)", new)
+        self.assertTrue(new.endswith("\nz\n"))
+        with self.assertRaises(FileNotFoundError):
+            uharness.expand(fixture, tree, "/fx.c", (6, 1))
+        swapped = ("// uh-extract(6.12): d/gone.c func baz\n"
+                   "// uh-extract(<6.12): d/x.c func baz\nz\n")
+        old = uharness.expand(swapped, tree, "/fx.c", (6, 1))
+        self.assertTrue(old.startswith("\n#line"))
+        self.assertIn("int baz(void)", old)
+        self.assertEqual(uharness.expand(swapped.replace("(<6.12)", "(<6.1)"),
+                                         tree, "/fx.c", (6, 1)), "\n\nz\n")
 
 
 IMG = bytes(range(100, 116))    # a 16-byte file
@@ -256,16 +283,56 @@ ssize_t simple_read_from_buffer_iter(struct iov_iter *to, loff_t *ppos,
 '''
 
 
+# fs/proc/inode.c's per-segment read of series v5, as a test tree has it
+SEG_OK = r'''
+static ssize_t proc_reg_read_iter_seg(struct kiocb *iocb, struct iov_iter *iter)
+{
+	ssize_t ret = 0;
+
+	if ((iocb->ki_flags & IOCB_NOWAIT) &&
+	    !(iocb->ki_filp->f_flags & O_NONBLOCK))
+		return -EAGAIN;
+	if (!iov_iter_count(iter) &&
+	    (!is_sync_kiocb(iocb) || (iocb->ki_flags & IOCB_NOWAIT)))
+		return 0;
+	if (!iter_is_iovec(iter))
+		return proc_reg_read_iter(iocb, iter);
+	while (iov_iter_count(iter)) {
+		size_t len = iter_iov_len(iter);
+		struct iov_iter seg;
+		ssize_t nr;
+
+		iov_iter_ubuf(&seg, ITER_DEST, iter_iov_addr(iter), len);
+		nr = proc_reg_read_iter(iocb, &seg);
+		if (nr < 0) {
+			if (!ret)
+				ret = nr;
+			break;
+		}
+		ret += nr;
+		iov_iter_advance(iter, nr);
+		if (nr != len)
+			break;
+	}
+	return ret;
+}
+'''
+
+
 @unittest.skipUnless(shutil.which("gcc"), "needs gcc")
 class EndToEndTest(unittest.TestCase):
     """The libfs harness on a two-file tree: right, then wrong."""
 
-    def run_tree(self, body):
+    def run_tree(self, body, core="/* no per-segment core (series v4) */\n"):
         tree = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, tree)
-        os.makedirs(os.path.join(tree, "fs"))
+        os.makedirs(os.path.join(tree, "fs", "proc"))
         with open(os.path.join(tree, "fs", "libfs.c"), "w") as f:
             f.write(body)
+        with open(os.path.join(tree, "fs", "proc", "inode.c"), "w") as f:
+            f.write(core)
+        with open(os.path.join(tree, "Makefile"), "w") as f:
+            f.write("VERSION = 6\nPATCHLEVEL = 12\n")
         out = io.StringIO()
         with redirect_stdout(out):
             rc = uharness.main(["--tree", tree, "--only",
@@ -287,6 +354,28 @@ class EndToEndTest(unittest.TestCase):
                                                  "available - pos + 1;"))
         self.assertEqual(rc, 1)
         self.assertIn("heap-buffer-overflow", out)
+
+    def test_per_segment_core(self):
+        """With series v5's core the expectation of a vector is that of
+        ->read called once per segment, and IOCB_NOWAIT must be refused
+        without calling the method."""
+        rc, out = self.run_tree(LIBFS_OK, SEG_OK)
+        self.assertEqual(rc, 0, out[-2000:])
+        # counting the segment asked for, not what the call returned
+        rc, out = self.run_tree(LIBFS_OK, SEG_OK.replace("ret += nr;",
+                                                          "ret += len;"))
+        self.assertEqual(rc, 1)
+        self.assertRegex(out, r"not ok \d+ buf4096/pos=0/iov2\n"
+                              r"\s*# ret 4104, expected 4096\n")
+        # one call for the whole vector (v4, Al Viro's objection)
+        rc, out = self.run_tree(LIBFS_OK, SEG_OK.replace(
+            "if (!iter_is_iovec(iter))", "if (1)"))
+        self.assertEqual(rc, 0, "a stream file cannot tell: " + out[-500:])
+        # io_uring's inline try reaching the method
+        rc, out = self.run_tree(LIBFS_OK, SEG_OK.replace(
+            "return -EAGAIN;", "(void)0;"))
+        self.assertEqual(rc, 1)
+        self.assertIn("IOCB_NOWAIT read:", out)
 
 
 if __name__ == "__main__":

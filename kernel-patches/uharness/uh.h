@@ -56,6 +56,8 @@ typedef u64 resource_size_t;
 #define __init
 #define __initdata
 #define __maybe_unused __attribute__((unused))
+/* 6.12's flexible-array annotation: nothing to check in user space */
+#define __counted_by(member)
 #define __packed __attribute__((packed))
 #define noinline __attribute__((noinline))
 #define likely(x) __builtin_expect(!!(x), 1)
@@ -193,8 +195,12 @@ struct file {
 struct kiocb {
 	struct file *ki_filp;
 	loff_t ki_pos;
+	void (*ki_complete)(struct kiocb *iocb, long ret);
 	int ki_flags;
 };
+
+/* include/linux/fs.h: read(2) and readv(2) pass a sync kiocb */
+static inline bool is_sync_kiocb(struct kiocb *kiocb) { return !kiocb->ki_complete; }
 
 /* include/linux/fs.h: RWF_NOWAIT; io_uring's first try of a read */
 #define IOCB_NOWAIT 0x00000008
@@ -238,6 +244,33 @@ static inline size_t iov_iter_count(const struct iov_iter *i) { return i->count;
 static inline bool iter_is_ubuf(const struct iov_iter *i) { return i->iter_type == ITER_UBUF; }
 static inline bool iter_is_iovec(const struct iov_iter *i) { return i->iter_type == ITER_IOVEC; }
 static inline bool user_backed_iter(const struct iov_iter *i) { return i->user_backed; }
+/* include/linux/uio.h of 6.12: the current segment of a user iterator */
+static inline void __user *iter_iov_addr(const struct iov_iter *i)
+{
+	if (i->iter_type == ITER_UBUF)
+		return (char __user *)i->ubuf + i->iov_offset;
+	return (char __user *)i->iov->iov_base + i->iov_offset;
+}
+
+static inline size_t iter_iov_len(const struct iov_iter *i)
+{
+	if (i->iter_type == ITER_UBUF)
+		return i->count;
+	return i->iov->iov_len - i->iov_offset;
+}
+
+static inline void iov_iter_ubuf(struct iov_iter *i, unsigned int direction,
+				 void __user *buf, size_t count)
+{
+	memset(i, 0, sizeof(*i));
+	i->iter_type = ITER_UBUF;
+	i->data_source = direction;
+	i->user_backed = true;
+	i->ubuf = buf;
+	i->count = count;
+	i->nr_segs = 1;
+}
+
 size_t _copy_to_iter(const void *addr, size_t bytes, struct iov_iter *i);
 void iov_iter_advance(struct iov_iter *i, size_t bytes);
 void iov_iter_revert(struct iov_iter *i, size_t bytes);
@@ -279,5 +312,18 @@ void uh_hex(const char *tag, const void *buf, size_t len);
 
 ssize_t simple_read_from_buffer_iter(struct iov_iter *to, loff_t *ppos,
 				     const void *from, size_t available);
+
+/*
+ * Series v5 (6.12): an entry without PROC_ENTRY_ITER_WHOLE is read through
+ * fs/proc/inode.c's proc_reg_read_iter_seg(), extracted from the tree into
+ * the libfs unit when the tree has it (uharness.py defines UH_SEG_CORE);
+ * its proc_reg_read_iter() is the fixture's uh_read(), counted.
+ */
+#ifdef UH_SEG_CORE
+extern int uh_method_calls;
+ssize_t proc_reg_read_iter(struct kiocb *iocb, struct iov_iter *iter);
+/* the extracted static function, called from uh_main.c */
+ssize_t uh_read_seg(struct kiocb *iocb, struct iov_iter *iter);
+#endif
 
 #endif /* UH_H */

@@ -32,6 +32,18 @@
 int uh_lock_depth;
 long uh_allocs;
 
+#ifdef UH_SEG_CORE
+int uh_method_calls;
+static int uh_cur_variant;
+
+/* fs/proc/inode.c's call of ->proc_read_iter, for the extracted core */
+ssize_t proc_reg_read_iter(struct kiocb *iocb, struct iov_iter *iter)
+{
+	uh_method_calls++;
+	return uh_read(uh_cur_variant, iocb, iter);
+}
+#endif
+
 struct uh_seg {
 	size_t len;
 	size_t mapped;
@@ -117,6 +129,36 @@ static size_t uh_copyout(unsigned long seg, size_t skip, const void *from, size_
 	return len - ok;
 }
 
+#define UH_FAKE_BASE 0x100000000000UL
+
+/*
+ * The segment a user address lies in: segment k's fake address is
+ * UH_FAKE_BASE + (k << 32) (parse_segs()), NULL for a @null one.  A ubuf
+ * iterator is read(2)'s buffer (segment 0) or, behind
+ * proc_reg_read_iter_seg(), one segment of a readv(2) vector.
+ */
+static unsigned long uh_seg_of(const void __user *addr, size_t *skip)
+{
+	unsigned long a = (unsigned long)addr, k;
+
+	if (!addr) {
+		for (k = 0; k < nsegs; k++)
+			if (!iov[k].iov_base)
+				break;
+		*skip = 0;
+	} else {
+		k = (a - UH_FAKE_BASE) >> 32;
+		*skip = (a - UH_FAKE_BASE) & 0xffffffffUL;
+	}
+	if (a && a < UH_FAKE_BASE)
+		k = nsegs;
+	if (k >= nsegs) {
+		uh_warn("copy_to_iter: %p is no segment's address", addr);
+		exit(3);
+	}
+	return k;
+}
+
 /* iterate_and_advance() for ITER_UBUF and ITER_IOVEC, copying. */
 size_t _copy_to_iter(const void *addr, size_t bytes, struct iov_iter *i)
 {
@@ -130,7 +172,9 @@ size_t _copy_to_iter(const void *addr, size_t bytes, struct iov_iter *i)
 	if (!bytes)
 		return 0;
 	if (i->iter_type == ITER_UBUF) {
-		size_t left = uh_copyout(0, i->iov_offset, from, bytes);
+		size_t skip;
+		unsigned long seg = uh_seg_of(i->ubuf, &skip);
+		size_t left = uh_copyout(seg, skip + i->iov_offset, from, bytes);
 
 		done = bytes - left;
 		i->iov_offset += done;
@@ -209,27 +253,35 @@ void iov_iter_revert(struct iov_iter *i, size_t unroll)
 	}
 }
 
+/*
+ * lib/iov_iter.c: iov_iter_iovec_advance() moves past every segment that
+ * the bytes use up, and past zero-length ones, also for 0 bytes (which
+ * proc_reg_read_iter_seg() relies on to leave a zero-length segment).
+ */
 void iov_iter_advance(struct iov_iter *i, size_t bytes)
 {
+	const struct iovec *p, *end;
+	size_t left;
+
 	if (bytes > i->count)
 		bytes = i->count;
-	if (!bytes)
-		return;
 	if (i->iter_type == ITER_UBUF) {
 		i->iov_offset += bytes;
-	} else {
-		const struct iovec *p = i->iov;
-		size_t left = bytes + i->iov_offset;
-
-		while (left && left >= p->iov_len) {
-			left -= p->iov_len;
-			p++;
-		}
-		i->nr_segs -= p - i->iov;
-		i->iov = p;
-		i->iov_offset = left;
+		i->count -= bytes;
+		return;
 	}
+	if (!i->count)
+		return;
 	i->count -= bytes;
+	left = bytes + i->iov_offset;
+	for (p = i->iov, end = p + i->nr_segs; p < end; p++) {
+		if (left < p->iov_len)
+			break;
+		left -= p->iov_len;
+	}
+	i->nr_segs -= p - i->iov;
+	i->iov = p;
+	i->iov_offset = left;
 }
 
 static unsigned long long parse_ull(const char *s)
@@ -273,7 +325,7 @@ static size_t parse_segs(char *spec)
 		if (s->mapped > UH_MAP_MAX)
 			s->mapped = UH_MAP_MAX;
 		/* Distinct fake user addresses: the code must never touch them. */
-		iov[nsegs].iov_base = null ? NULL : (void *)(0x100000000000UL + (nsegs << 32));
+		iov[nsegs].iov_base = null ? NULL : (void *)(UH_FAKE_BASE + (nsegs << 32));
 		iov[nsegs].iov_len = s->len;
 		total += s->len;
 		nsegs++;
@@ -321,14 +373,47 @@ static void run_row(int variant, long long pos, char type, char *spec, long long
 	iocb.ki_filp = &file;
 	iocb.ki_pos = pos;
 
+#ifdef UH_SEG_CORE
+	{
+		/*
+		 * io_uring's inline try of a file that is not O_NONBLOCK:
+		 * -EAGAIN, without a call of the method and without moving
+		 * anything (fs/proc/inode.c, series v5 patch 1).
+		 */
+		struct kiocb nowait = iocb;
+		struct iov_iter copy = to;
+
+		nowait.ki_flags |= IOCB_NOWAIT;
+		uh_cur_variant = variant;
+		uh_method_calls = 0;
+		ret = uh_read_seg(&nowait, &copy);
+		if (ret != -EAGAIN || uh_method_calls || out_total ||
+		    copy.count != to.count || nowait.ki_pos != iocb.ki_pos)
+			uh_warn("IOCB_NOWAIT read: %zd, %d method call(s), %zu byte(s) written",
+				ret, uh_method_calls, out_total);
+		uh_setup(variant, &file);
+	}
+	ret = uh_read_seg(&iocb, &to);
+#else
 	ret = uh_read(variant, &iocb, &to);
+#endif
 
 	printf("ret %zd\n", ret);
 	printf("pos %lld\n", iocb.ki_pos);
 	printf("adv %zu\n", total - to.count);
 	printf("wrote %zu\n", out_total);
 	uh_hex("out", out, out_len);
+#ifdef UH_SEG_CORE
+	/*
+	 * A vector is read a segment per call, and a call that fails after
+	 * writing part of its segment (ALSA's -EFAULT) ends it: those bytes
+	 * are in user memory, as they were with ->read, but not counted.
+	 */
+	if (type == 'v' ? total - to.count > out_total - out_reverted :
+			  total - to.count != out_total - out_reverted)
+#else
 	if (total - to.count != out_total - out_reverted)
+#endif
 		uh_warn("iterator advanced by %zu but %zu bytes were written (less %zu reverted)",
 			total - to.count, out_total, out_reverted);
 	if (uh_lock_depth)
