@@ -136,12 +136,13 @@ struct iovec;
 /*
  * One IORING_OP_READ of @len bytes into @buf (@iov NULL) or one
  * IORING_OP_READV of the @len segments of @iov, of @fd at its file
- * position, waited for: the completion's result (a count or -errno), or
- * -EPROTO with a diagnostic when io_uring is missing or nothing completed
- * (an alarm the caller set interrupts the wait).  user_iouring.c.
+ * position, waited for up to @wait_s seconds: the completion's result (a
+ * count or -errno), -ETIME when none came (closing the ring cancels the
+ * read), or -EPROTO with a diagnostic when io_uring is missing.
+ * user_iouring.c.
  */
 int uring_read_once(int fd, void *buf, const struct iovec *iov,
-		    unsigned int len);
+		    unsigned int len, unsigned int wait_s);
 /* Closes it, so that it no longer pins the module (setfs_user_unload). */
 void ctl_close(void);
 

@@ -171,10 +171,12 @@ static int uring_enter(struct uring *r, unsigned int submit,
 }
 
 int uring_read_once(int fd, void *buf, const struct iovec *iov,
-		    unsigned int len)
+		    unsigned int len, unsigned int wait_s)
 {
+	struct sigaction sa, old;
 	struct uring r;
 	int ret, res;
+	double t0;
 
 	if (!uring_init(&r))
 		return -EPROTO;
@@ -183,11 +185,20 @@ int uring_read_once(int fd, void *buf, const struct iovec *iov,
 		uring_queue(&r, fd, IORING_OP_READV, iov, len, (__u64)-1);
 	else
 		uring_queue(&r, fd, IORING_OP_READ, buf, len, (__u64)-1);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigaction(SIGALRM, &sa, &old);
+	t0 = seconds();
+	alarm(wait_s);
 	ret = uring_enter(&r, 1, 1);
+	alarm(0);
+	sigaction(SIGALRM, &old, NULL);
 	if (!uring_reap(&r, &res)) {
-		diag("no completion (io_uring_enter: %s)",
-		     ret < 0 ? strerror(errno) : "returned");
-		res = -EPROTO;
+		if (ret < 0 && errno != EINTR)
+			diag("io_uring_enter: %s", strerror(errno));
+		else
+			diag("no completion within %.1f s", seconds() - t0);
+		res = ret < 0 && errno != EINTR ? -EPROTO : -ETIME;
 	}
 	uring_exit(&r);
 	return res;
