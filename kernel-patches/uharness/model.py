@@ -72,7 +72,7 @@ class Row:
     name: str
     variant: int
     pos: int
-    itype: str              # "u" (ITER_UBUF) or "v" (ITER_IOVEC)
+    itype: str              # "u" (ITER_UBUF), "v" (ITER_IOVEC), "k" (ITER_KVEC)
     segs: list
     fault: int = -1         # writes after this many bytes fault
 
@@ -303,6 +303,17 @@ def rows_for(variant, vname, size):
         for lname, segs in layouts.items():
             rows.append(Row("%s/pos=%s/%s" % (vname, _pos(pos), lname),
                             variant, pos, "v", segs))
+    # Kernel destinations (kernel_read(), vfs_iter_read() with a kvec):
+    # one call for the whole vector, which cannot fault.
+    kvecs = {
+        "kvec1": [Seg(s1)],
+        "kvec2": [Seg(1), Seg(s1 + 7)],
+        "kvec3-zeros": [Seg(0), Seg(1), Seg(0)],
+    }
+    for pos in dict.fromkeys([0, 1, max(size - 1, 0), size]):
+        for lname, segs in kvecs.items():
+            rows.append(Row("%s/pos=%s/%s" % (vname, _pos(pos), lname),
+                            variant, pos, "k", segs))
     # Destinations that fault: at byte 0, at byte k, NULL, mid-vector.
     ks = sorted({0, 1, 2, 3, 5, s1 // 2, max(s1 - 1, 0)})
     for pos in dict.fromkeys([0, 1]):

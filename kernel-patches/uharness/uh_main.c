@@ -8,7 +8,8 @@
  *   uh info            variants, their images and records
  *   uh run < rows      one row per line:
  *                      ID VARIANT POS TYPE SEGS FAULT
- *     TYPE  u (ITER_UBUF, read/pread) or v (ITER_IOVEC, readv/preadv)
+ *     TYPE  u (ITER_UBUF, read/pread), v (ITER_IOVEC, readv/preadv) or
+ *           k (ITER_KVEC, kernel_read() and vfs_iter_read() of a kvec)
  *     SEGS  LEN[@MAPPED|@null] separated by commas: a segment of LEN
  *           bytes of which the first MAPPED can be written (default: all,
  *           at most UH_MAP_MAX); @null makes the base address NULL and
@@ -178,7 +179,8 @@ size_t _copy_to_iter(const void *addr, size_t bytes, struct iov_iter *i)
 
 		done = bytes - left;
 		i->iov_offset += done;
-	} else if (i->iter_type == ITER_IOVEC) {
+	} else if (i->iter_type == ITER_IOVEC || i->iter_type == ITER_KVEC) {
+		/* a kvec's segments are kernel memory: parse_segs() maps all */
 		const struct iovec *p = i->iov;
 		size_t skip = i->iov_offset;
 
@@ -230,7 +232,7 @@ void iov_iter_revert(struct iov_iter *i, size_t unroll)
 		i->iov_offset -= unroll;
 		return;
 	}
-	if (i->iter_type != ITER_IOVEC) {
+	if (i->iter_type != ITER_IOVEC && i->iter_type != ITER_KVEC) {
 		uh_warn("iov_iter_revert: iterator type %d not modelled", i->iter_type);
 		return;
 	}
@@ -352,8 +354,8 @@ static void run_row(int variant, long long pos, char type, char *spec, long long
 	fault_budget = fault;
 	out = malloc(UH_OUT_MAX);
 	memset(&to, 0, sizeof(to));
-	to.iter_type = type == 'u' ? ITER_UBUF : ITER_IOVEC;
-	to.user_backed = true;
+	to.iter_type = type == 'u' ? ITER_UBUF : type == 'k' ? ITER_KVEC : ITER_IOVEC;
+	to.user_backed = type != 'k';
 	to.data_source = false;
 	to.count = total;
 	if (type == 'u') {
@@ -504,7 +506,7 @@ static struct uh_row *parse_rows(char *all, int *nrows)
 		if (sscanf(line, "%63s %d %lld %3s %s %lld%n", r->id, &r->variant,
 			   &r->pos, type, r->spec, &r->fault, &len) != 6 ||
 		    r->variant < 0 || r->variant >= uh_nvariants ||
-		    (type[0] != 'u' && type[0] != 'v') || type[1]) {
+		    !strchr("uvk", type[0]) || !type[0] || type[1]) {
 			fprintf(stderr, "uh: bad row: %s\n", line);
 			exit(2);
 		}
