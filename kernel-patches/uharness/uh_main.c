@@ -37,11 +37,25 @@ long uh_allocs;
 int uh_method_calls;
 static int uh_cur_variant;
 
-/* fs/proc/inode.c's call of ->proc_read_iter, for the extracted core */
+static size_t out_written(void);
+
+/*
+ * fs/proc/inode.c's call of ->proc_read_iter, for the extracted core,
+ * which advances the caller's iterator by what the method returns and
+ * drops the method's own: so each call's iterator is checked here.
+ */
 ssize_t proc_reg_read_iter(struct kiocb *iocb, struct iov_iter *iter)
 {
+	size_t count = iter->count, written = out_written();
+	ssize_t nr;
+
 	uh_method_calls++;
-	return uh_read(uh_cur_variant, iocb, iter);
+	nr = uh_read(uh_cur_variant, iocb, iter);
+	if (nr >= 0 && (count - iter->count != (size_t)nr ||
+			out_written() - written != (size_t)nr))
+		uh_warn("a call returned %zd but advanced its iterator by %zu and wrote %zu",
+			nr, count - iter->count, out_written() - written);
+	return nr;
 }
 #endif
 
@@ -60,6 +74,12 @@ static size_t out_reverted;
 static size_t out_len;
 static size_t out_total;
 static int warned;
+
+/* what reached the destination and still counts */
+static size_t out_written(void)
+{
+	return out_total - out_reverted;
+}
 
 void uh_warn(const char *fmt, ...)
 {
@@ -388,12 +408,14 @@ static void run_row(int variant, long long pos, char type, char *spec, long long
 		nowait.ki_flags |= IOCB_NOWAIT;
 		uh_cur_variant = variant;
 		uh_method_calls = 0;
-		ret = uh_read_seg(&nowait, &copy);
-		if (ret != -EAGAIN || uh_method_calls || out_total ||
-		    copy.count != to.count || nowait.ki_pos != iocb.ki_pos)
-			uh_warn("IOCB_NOWAIT read: %zd, %d method call(s), %zu byte(s) written",
-				ret, uh_method_calls, out_total);
-		uh_setup(variant, &file);
+		if (!(file.f_flags & O_NONBLOCK)) {
+			/* nothing ran: the row goes on with the same state */
+			ret = uh_read_seg(&nowait, &copy);
+			if (ret != -EAGAIN || uh_method_calls || out_total ||
+			    copy.count != to.count || nowait.ki_pos != iocb.ki_pos)
+				uh_warn("IOCB_NOWAIT read: %zd, %d method call(s), %zu byte(s) written",
+					ret, uh_method_calls, out_total);
+		}
 	}
 	ret = uh_read_seg(&iocb, &to);
 #else
