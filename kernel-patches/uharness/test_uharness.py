@@ -4,6 +4,7 @@
 import io
 import os
 import shutil
+import subprocess
 import tempfile
 import unittest
 from contextlib import redirect_stdout
@@ -330,6 +331,29 @@ ssize_t simple_read_from_buffer_iter(struct iov_iter *to, loff_t *ppos,
 '''
 
 
+# the ->read side of a test tree's pristine commit
+LIBFS_OLD = r'''
+ssize_t simple_read_from_buffer(void __user *to, size_t count, loff_t *ppos,
+				const void *from, size_t available)
+{
+	loff_t pos = *ppos;
+	size_t left;
+
+	if (pos < 0)
+		return -EINVAL;
+	if (pos >= available || !count)
+		return 0;
+	if (count > available - pos)
+		count = available - pos;
+	left = copy_to_user(to, from + pos, count);
+	if (left == count)
+		return -EFAULT;
+	*ppos = pos + count - left;
+	return count - left;
+}
+'''
+
+
 # fs/proc/inode.c's per-segment read of series v5, as a test tree has it
 SEG_OK = r'''
 static ssize_t proc_reg_read_iter_seg(struct kiocb *iocb, struct iov_iter *iter)
@@ -401,6 +425,46 @@ class EndToEndTest(unittest.TestCase):
                                                  "available - pos + 1;"))
         self.assertEqual(rc, 1)
         self.assertIn("heap-buffer-overflow", out)
+
+    def test_differential(self):
+        """With a pristine tag the pristine ->read reads the same rows,
+        one call per segment, and any difference it shows fails the row
+        unless the harness states it."""
+        def tree_with(old_body):
+            tree = tempfile.mkdtemp()
+            self.addCleanup(shutil.rmtree, tree)
+            os.makedirs(os.path.join(tree, "fs", "proc"))
+            git = ["git", "-C", tree, "-c", "user.name=t", "-c", "user.email=t@t"]
+            subprocess.run(git[:3] + ["init", "-q"], check=True)
+            files = {"Makefile": "VERSION = 6\nPATCHLEVEL = 12\n",
+                     "fs/libfs.c": old_body, "fs/proc/inode.c": SEG_OK}
+            for name, text in files.items():
+                with open(os.path.join(tree, name), "w") as f:
+                    f.write(text)
+            subprocess.run(git + ["add", "-A"], check=True)
+            subprocess.run(git + ["commit", "-qm", "pristine"], check=True)
+            subprocess.run(git + ["tag", "pristine"], check=True)
+            with open(os.path.join(tree, "fs", "libfs.c"), "w") as f:
+                f.write(old_body + LIBFS_OK)
+            out = io.StringIO()
+            with redirect_stdout(out):
+                rc = uharness.main(["--tree", tree, "--only",
+                                    "simple_read_from_buffer_iter",
+                                    "--work", os.path.join(tree, "work")])
+            return rc, out.getvalue()
+
+        rc, out = tree_with(LIBFS_OLD)
+        self.assertEqual(rc, 0, out[-2000:])
+        self.assertRegex(out, r"# pristine method: [1-9]\d* of \d+ rows read by "
+                              r"both, 0 differ as the series states")
+        # an old side that said -EFAULT for a partial copy: the new one
+        # (and the model) return the bytes, and nothing states it
+        rc, out = tree_with(LIBFS_OLD.replace("if (left == count)",
+                                              "if (left)"))
+        self.assertEqual(rc, 1)
+        self.assertRegex(out, r"not ok \d+ buf4096/pos=0/n=4096/fault@1\n\s*"
+                              r"# differs from pristine: returned 1 where the "
+                              r"pristine method returned -14")
 
     def test_per_segment_core(self):
         """With series v5's core the expectation of a vector is that of

@@ -327,4 +327,29 @@ ssize_t proc_reg_read_iter(struct kiocb *iocb, struct iov_iter *iter);
 ssize_t uh_read_seg(struct kiocb *iocb, struct iov_iter *iter);
 #endif
 
+/*
+ * The differential (uharness.py defines UH_OLD when the fixture has
+ * uh-extract-old lines and the tree has its "pristine" tag): the
+ * pristine ->proc_read methods, renamed old_NAME, read the same rows
+ * through the user-memory model, as the VFS called them before the
+ * series (one call per readv(2) segment).
+ */
+#ifdef UH_OLD
+unsigned long copy_to_user(void __user *to, const void *from, unsigned long n);
+/* x86_64's: the range must end below TASK_SIZE_MAX (4-level paging) */
+#define UH_TASK_SIZE_MAX 0x7ffffffff000UL
+#define access_ok(addr, size)						\
+	((unsigned long)(size) <= UH_TASK_SIZE_MAX &&			\
+	 (unsigned long)(addr) <= UH_TASK_SIZE_MAX - (unsigned long)(size))
+#define put_user(x, ptr) ({						\
+	__typeof__(*(ptr)) __pu_v = (x);				\
+	copy_to_user((ptr), &__pu_v, sizeof(__pu_v)) ? -EFAULT : 0; })
+#define __put_user(x, ptr) put_user(x, ptr)
+ssize_t simple_read_from_buffer(void __user *to, size_t count, loff_t *ppos,
+				const void *from, size_t available);
+/* the fixture's call of the pristine method */
+ssize_t uh_read_old(int variant, struct file *file, char __user *buf,
+		    size_t count, loff_t *ppos);
+#endif
+
 #endif /* UH_H */

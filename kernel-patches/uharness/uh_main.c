@@ -9,7 +9,9 @@
  *   uh run < rows      one row per line:
  *                      ID VARIANT POS TYPE SEGS FAULT
  *     TYPE  u (ITER_UBUF, read/pread), v (ITER_IOVEC, readv/preadv) or
- *           k (ITER_KVEC, kernel_read() and vfs_iter_read() of a kvec)
+ *           k (ITER_KVEC, kernel_read() and vfs_iter_read() of a kvec);
+ *           U and V as u and v, after the pristine method read the same
+ *           (UH_OLD)
  *     SEGS  LEN[@MAPPED|@null] separated by commas: a segment of LEN
  *           bytes of which the first MAPPED can be written (default: all,
  *           at most UH_MAP_MAX); @null makes the base address NULL and
@@ -162,23 +164,36 @@ static unsigned long uh_seg_of(const void __user *addr, size_t *skip)
 {
 	unsigned long a = (unsigned long)addr, k;
 
-	if (!addr) {
+	if (a < UH_FAKE_BASE) {
+		/* NULL, or a pristine method's pointer walked from NULL */
 		for (k = 0; k < nsegs; k++)
 			if (!iov[k].iov_base)
 				break;
-		*skip = 0;
+		*skip = a;
 	} else {
 		k = (a - UH_FAKE_BASE) >> 32;
 		*skip = (a - UH_FAKE_BASE) & 0xffffffffUL;
 	}
-	if (a && a < UH_FAKE_BASE)
-		k = nsegs;
 	if (k >= nsegs) {
 		uh_warn("copy_to_iter: %p is no segment's address", addr);
 		exit(3);
 	}
 	return k;
 }
+
+#ifdef UH_OLD
+/* raw_copy_to_user() on the model: the bytes not copied */
+unsigned long copy_to_user(void __user *to, const void *from, unsigned long n)
+{
+	size_t skip;
+	unsigned long seg;
+
+	if (!n)
+		return 0;
+	seg = uh_seg_of(to, &skip);
+	return uh_copyout(seg, skip, from, n);
+}
+#endif
 
 /* iterate_and_advance() for ITER_UBUF and ITER_IOVEC, copying. */
 size_t _copy_to_iter(const void *addr, size_t bytes, struct iov_iter *i)
@@ -374,11 +389,13 @@ static void run_row(int variant, long long pos, char type, char *spec, long long
 	fault_budget = fault;
 	out = malloc(UH_OUT_MAX);
 	memset(&to, 0, sizeof(to));
-	to.iter_type = type == 'u' ? ITER_UBUF : type == 'k' ? ITER_KVEC : ITER_IOVEC;
+	/* U, V: the same, and the pristine method first (UH_OLD) */
+	to.iter_type = type == 'u' || type == 'U' ? ITER_UBUF :
+		       type == 'k' ? ITER_KVEC : ITER_IOVEC;
 	to.user_backed = type != 'k';
 	to.data_source = false;
 	to.count = total;
-	if (type == 'u') {
+	if (to.iter_type == ITER_UBUF) {
 		if (nsegs != 1) {
 			fprintf(stderr, "uh: a ubuf iterator has one segment\n");
 			exit(2);
@@ -390,6 +407,46 @@ static void run_row(int variant, long long pos, char type, char *spec, long long
 		to.nr_segs = nsegs;
 	}
 	file.f_inode = &inode;
+#ifdef UH_OLD
+	/*
+	 * The pristine method first, on the rows read(2) and readv(2) can
+	 * make (rw_verify_area() and MAX_RW_COUNT): one call, or one per
+	 * segment as do_loop_readv_writev() made them.
+	 */
+	if (type == 'U' || type == 'V') {
+		loff_t opos = pos;
+		size_t left = total;
+		ssize_t oret = 0, nr;
+		unsigned long k;
+
+		file.f_flags = 0;
+		uh_setup(variant, &file);
+		/* read(2) calls ->read for 0 bytes too; readv(2) does not */
+		for (k = 0; k < nsegs && (left || type == 'U'); k++) {
+			nr = uh_read_old(variant, &file, iov[k].iov_base,
+					 iov[k].iov_len, &opos);
+			if (nr < 0) {
+				if (!oret)
+					oret = nr;
+				break;
+			}
+			oret += nr;
+			if ((size_t)nr != iov[k].iov_len)
+				break;
+			left -= nr;
+		}
+		printf("old_ret %zd\n", oret);
+		printf("old_pos %lld\n", opos);
+		uh_hex("old_out", out, out_len);
+		out_len = 0;
+		out_total = 0;
+		out_reverted = 0;
+		fault_budget = fault;
+		uh_lock_depth = 0;
+		uh_allocs = 0;
+	}
+#endif
+	file.f_flags = 0;
 	uh_setup(variant, &file);
 	memset(&iocb, 0, sizeof(iocb));
 	iocb.ki_filp = &file;
@@ -433,7 +490,7 @@ static void run_row(int variant, long long pos, char type, char *spec, long long
 	 * writing part of its segment (ALSA's -EFAULT) ends it: those bytes
 	 * are in user memory, as they were with ->read, but not counted.
 	 */
-	if (type == 'v' ? total - to.count > out_total - out_reverted :
+	if (to.iter_type == ITER_IOVEC ? total - to.count > out_total - out_reverted :
 			  total - to.count != out_total - out_reverted)
 #else
 	if (total - to.count != out_total - out_reverted)
@@ -528,7 +585,7 @@ static struct uh_row *parse_rows(char *all, int *nrows)
 		if (sscanf(line, "%63s %d %lld %3s %s %lld%n", r->id, &r->variant,
 			   &r->pos, type, r->spec, &r->fault, &len) != 6 ||
 		    r->variant < 0 || r->variant >= uh_nvariants ||
-		    !strchr("uvk", type[0]) || !type[0] || type[1]) {
+		    !strchr("uvkUV", type[0]) || !type[0] || type[1]) {
 			fprintf(stderr, "uh: bad row: %s\n", line);
 			exit(2);
 		}

@@ -28,7 +28,7 @@ sys.path.insert(0, HERE)
 
 import extract  # noqa: E402
 import model    # noqa: E402
-from model import EAGAIN, EINVAL, EIO, FileModel  # noqa: E402
+from model import EAGAIN, EFAULT, EINVAL, EIO, FileModel  # noqa: E402
 
 CFLAGS = [
     "-std=gnu11", "-O1", "-g", "-fno-omit-frame-pointer",
@@ -54,9 +54,44 @@ LIBFS = ("fs/libfs.c", "func", "simple_read_from_buffer_iter")
 # for a tree of that version or later / earlier only.
 MARK = re.compile(r"^\s*//\s*uh-extract(?:\((<?)(\d+)\.(\d+)\))?:"
                   r"\s*(\S+)\s+(\w+)\s+(\w+)\s*$")
+# "// uh-extract-old: PATH func NAME": NAME of the tree's pristine commit
+# (tag "pristine"), renamed old_NAME: the differential's old side.
+MARK_OLD = re.compile(r"^\s*//\s*uh-extract-old:\s*(\S+)\s+(\w+)\s+(\w+)\s*$")
+PRISTINE = "pristine"
 # Series v5's per-segment core of fs/proc/inode.c; a tree that has it reads
 # every harnessed entry (none has PROC_ENTRY_ITER_WHOLE) through it.
 SEG_CORE = ("fs/proc/inode.c", "func", "proc_reg_read_iter_seg")
+
+
+def _partial_copy(row, got):
+    # a fault part way: the bytes before it, where the old code said
+    # -EFAULT (for the whole read, or for the segment it was in)
+    old, ret = got["old_ret"], got["ret"]
+    return 0 < ret <= row.capacity() < row.count() and \
+        (old == -EFAULT or 0 <= old < ret)
+
+
+def _ignored_fault(row, got):
+    # the old code ignored __put_user() failures and counted them
+    old, ret = got["old_ret"], got["ret"]
+    return row.capacity() < old and ret < old and \
+        (ret == -EFAULT or 0 < ret <= row.capacity())
+
+
+def _eof_past_2g(row, got):
+    # "int pos = *ppos": -EINVAL or a bogus count from 2^31 on, the
+    # registers again at 2^32 + n; now 0 (end of file)
+    return row.pos >= 2**31 and got["ret"] == 0
+
+
+PARTIAL_COPY = {
+    "a fault part way returns the bytes before it, not -EFAULT "
+    "(the patch's user-visible changes)": _partial_copy}
+IGNORED_FAULTS = {
+    "__put_user() failures are no longer counted as copied "
+    "(the patch's user-visible changes)": _ignored_fault,
+    "positions of 2^31 and more are end of file, no longer narrowed to "
+    "int (the patch's user-visible changes)": _eof_past_2g}
 
 
 @dataclass
@@ -69,18 +104,28 @@ class Harness:
     skip: str | None = None
     # (major, minor) -> why the tree of that version has no such file
     gone: dict = field(default_factory=dict)
+    # differences from the pristine method the series states: reason ->
+    # predicate(row, result, old result) that says a row is one of them
+    stated: dict = field(default_factory=dict)
+    # rows the pristine method must not read (a bug the series fixes
+    # would hang or crash it): predicate(row)
+    old_skip: object = None
 
 
 HARNESSES = [
     Harness("isapnp_proc_bus_read", "isapnp",
-            ["drivers/pnp/isapnp/proc.c: isapnp_proc_bus_read"]),
+            ["drivers/pnp/isapnp/proc.c: isapnp_proc_bus_read"],
+            stated=IGNORED_FAULTS,
+            # "int pos = *ppos" negative: the old loop runs from it up to
+            # register 256, up to 2^31 reads of an 8-bit index
+            old_skip=lambda row: row.pos & 0xffffffff >= 2**31),
     Harness("proc_bus_pci_read", "pci",
-            ["drivers/pci/proc.c: proc_bus_pci_read"]),
+            ["drivers/pci/proc.c: proc_bus_pci_read"], stated=IGNORED_FAULTS),
     Harness("simple_read_from_buffer_iter", "libfs",
             ["fs/libfs.c: simple_read_from_buffer_iter"],
             FileModel(negative=(-EINVAL,))),
     Harness("proc_bus_zorro_read", "zorro",
-            ["drivers/zorro/proc.c: proc_bus_zorro_read"]),
+            ["drivers/zorro/proc.c: proc_bus_zorro_read"], stated=PARTIAL_COPY),
     Harness("atags_read", "atags", ["arch/arm/kernel/atags_proc.c: atags_read"]),
     Harness("bootinfo_read", "bootinfo",
             ["arch/m68k/kernel/bootinfo_proc.c: bootinfo_read"]),
@@ -104,12 +149,12 @@ HARNESSES = [
             ["net/atm/proc.c: proc_dev_atm_read"], FileModel(kind="record"),
             per_variant={"no-proc_read": FileModel(kind="record-einval")}),
     Harness("read_profile", "profile", ["kernel/profile.c: read_profile"],
-            FileModel(negative=(-EINVAL,))),
+            FileModel(negative=(-EINVAL,)), stated=PARTIAL_COPY),
     Harness("kpm_read", "kpage",
             ["fs/proc/page.c: kpagecount_read",
              "fs/proc/page.c: kpageflags_read",
              "fs/proc/page.c: kpagecgroup_read"],
-            FileModel(kind="entries8")),
+            FileModel(kind="entries8"), stated=PARTIAL_COPY),
     Harness("proc_read_simdisk", "simdisk",
             ["arch/xtensa/platforms/iss/simdisk.c: proc_read_simdisk"]),
     Harness("salinfo", "salinfo",
@@ -194,14 +239,54 @@ def has_seg_core(tree):
                          re.M) is not None
 
 
-def expand(fixture_text, tree, fixture_path="fixture", version=None):
+def pristine_reader(tree):
+    """A function PATH -> the text of PATH at the tree's pristine tag, or
+    None when the tree has no such tag (not a prepared tree)."""
+    r = subprocess.run(["git", "-C", tree, "rev-parse", "-q", "--verify",
+                        PRISTINE + "^{commit}"], capture_output=True, text=True)
+    if r.returncode:
+        return None
+
+    def read(path):
+        r = subprocess.run(["git", "-C", tree, "show", "%s:%s" % (PRISTINE, path)],
+                           capture_output=True, text=True, errors="replace")
+        if r.returncode:
+            raise OSError("%s:%s: %s" % (PRISTINE, path, r.stderr.strip()))
+        return r.stdout
+    return read
+
+
+def extract_old(text, kind, name, path):
+    """The pristine function NAME renamed old_NAME (its definition only)."""
+    if kind != "func":
+        raise extract.ExtractError("uh-extract-old takes functions only, not %s %s"
+                                   % (kind, name))
+    body = extract.extract(text, kind, name, "%s:%s" % (PRISTINE, path))
+    renamed, n = re.subn(r"\b%s(\s*\()" % name, "old_%s\\1" % name, body, count=1)
+    if not n:
+        raise extract.ExtractError("%s: no definition of %s to rename" % (path, name))
+    return renamed
+
+
+def expand(fixture_text, tree, fixture_path="fixture", version=None, old=None):
     """The fixture with each uh-extract line replaced by the tree's text
-    (a line for another version of the tree by nothing)."""
+    (a line for another version of the tree by nothing), and each
+    uh-extract-old line by the pristine text read by OLD (nothing
+    without it)."""
     out = []
     lineno = 0
     version = version or tree_version(tree)
     for line in fixture_text.splitlines(keepends=True):
         lineno += 1
+        mo = MARK_OLD.match(line)
+        if mo:
+            if old:
+                path, kind, name = mo.groups()
+                out.append(extract_old(old(path), kind, name, path))
+                out.append('#line %d "%s"\n' % (lineno + 1, fixture_path))
+            else:
+                out.append("\n")
+            continue
         m = MARK.match(line)
         if not m:
             out.append(line)
@@ -226,7 +311,10 @@ def build(h, tree, workdir):
         version = tree_version(tree)
         fpath = os.path.join(HERE, "fixtures", h.fixture + ".c")
         with open(fpath, encoding="utf-8") as f:
-            unit = expand(f.read(), tree, fpath, version)
+            fixture_text = f.read()
+        old = pristine_reader(tree) if any(
+            MARK_OLD.match(ln) for ln in fixture_text.splitlines()) else None
+        unit = expand(fixture_text, tree, fpath, version, old)
         with open(os.path.join(tree, LIBFS[0]), encoding="utf-8") as f:
             libfs = '#include "uh.h"\n' + extract.extract(
                 f.read(), LIBFS[1], LIBFS[2], LIBFS[0])
@@ -240,7 +328,16 @@ def build(h, tree, workdir):
                       "\n}\n" % SEG_CORE[2])
     except (OSError, extract.ExtractError) as e:
         return None, "extraction failed: %s" % e
+    if old:
+        try:
+            libfs += extract_old(old(LIBFS[0]), "func", "simple_read_from_buffer",
+                                 LIBFS[0]).replace("old_simple_read_from_buffer",
+                                                   "simple_read_from_buffer", 1)
+        except (OSError, extract.ExtractError) as e:
+            return None, "extraction failed: %s" % e
     flags = ["-DUH_LINUX=%#06x" % (version[0] << 8 | version[1])]
+    if old:
+        flags.append("-DUH_OLD=1")
     if seg:
         flags.append("-DUH_SEG_CORE=1")
     with open(os.path.join(HERE, "uh_main.c"), encoding="utf-8") as f:
@@ -298,11 +395,11 @@ def parse_run(text):
             other = []
             for b in body:
                 k, _, v = b.partition(" ")
-                if k in ("ret", "pos", "adv", "wrote") and re.fullmatch(
-                        r"-?\d+", v):
+                if k in ("ret", "pos", "adv", "wrote", "old_ret",
+                         "old_pos") and re.fullmatch(r"-?\d+", v):
                     res[k] = int(v)
-                elif k == "out" and re.fullmatch(r"[0-9a-f]*", v):
-                    res["out"] = bytes.fromhex(v)
+                elif k in ("out", "old_out") and re.fullmatch(r"[0-9a-f]*", v):
+                    res[k] = bytes.fromhex(v)
                 elif k == "warn":
                     res["warn"].append(v)
                 elif b:
@@ -324,10 +421,62 @@ def sanitizer_summary(lines):
     return keep[:12] or lines[:12]
 
 
+def wants_old(h, row):
+    """Whether the pristine method reads ROW too: rows that read(2),
+    pread(2) and readv(2) can make (rw_verify_area() refuses a negative
+    position and one whose end overflows; vfs_read() clips the count to
+    MAX_RW_COUNT, which these rows do not exceed), less those the
+    harness says the pristine method cannot take (h.old_skip)."""
+    if row.itype not in ("u", "v"):
+        return False
+    count = row.count()
+    if row.pos < 0 or count > model.MAX_RW_COUNT or \
+            row.pos > model.LLONG_MAX - count:
+        return False
+    return not (h.old_skip and h.old_skip(row))
+
+
+def with_old(line):
+    """The row line with its type in capitals: the runner reads it with
+    the pristine method first."""
+    f = line.split(" ")
+    f[3] = f[3].upper()
+    return " ".join(f)
+
+
+def old_differs(h, row, got, tally=None):
+    """What the converted method returned that the pristine one, read as
+    the VFS read it before the series, did not: the count, then for a
+    count the position and the bytes it counts.  A difference the series
+    states (h.stated) is not one."""
+    if "old_ret" not in got or "ret" not in got:
+        return []
+    ret, oret = got["ret"], got["old_ret"]
+    if ret != oret:
+        what = "returned %d where the pristine method returned %d" % (ret, oret)
+    elif ret >= 0 and got["pos"] != got["old_pos"]:
+        what = "left the position at %d, the pristine method at %d" % (
+            got["pos"], got["old_pos"])
+    elif ret > 0 and got["out"][:ret] != got.get("old_out", b"")[:ret]:
+        what = "counted other bytes than the pristine method"
+    else:
+        return []
+    for reason, stated in h.stated.items():
+        if stated(row, got):
+            if tally is not None:
+                tally[reason] = tally.get(reason, 0) + 1
+            return []
+    return ["differs from pristine: " + what]
+
+
 def run_harness(h, tree, workdir, keep):
     """KTAP lines of the subtest, and (passed, failed, skipped)."""
     binary, err = build(h, tree, workdir)
     seg = binary is not None and has_seg_core(tree)
+    old = binary is not None and h.fixture is not None and \
+        pristine_reader(tree) is not None and any(
+            MARK_OLD.match(ln) for ln in open(os.path.join(
+                HERE, "fixtures", h.fixture + ".c"), encoding="utf-8"))
     if not binary:
         return ["# " + ln for ln in err.splitlines()[:30]], (0, 1, 0), False
     env = dict(os.environ, **SAN_ENV)
@@ -341,11 +490,13 @@ def run_harness(h, tree, workdir, keep):
     rows = []
     for v, (vname, image, _recs) in enumerate(variants):
         rows += model.rows_for(v, vname, len(image))
-    feed = "".join(r.line(i) for i, r in enumerate(rows))
+    feed = "".join(with_old(r.line(i)) if old and wants_old(h, r) else r.line(i)
+                   for i, r in enumerate(rows))
     run = subprocess.run([binary, "run"], input=feed, capture_output=True,
                          text=True, env=env, errors="replace")
     results = parse_run(run.stdout)
     lines = ["1..%d" % len(rows)]
+    tally, compared = {}, 0
     passed = failed = 0
     for i, r in enumerate(rows):
         vname, image, recs = variants[r.variant]
@@ -365,6 +516,8 @@ def run_harness(h, tree, workdir, keep):
                 errs.append("child ended with %s" % status)
             if all(k in got for k in ("ret", "pos", "adv")):
                 errs += model.check(exp, got)
+            compared += "old_ret" in got
+            errs += old_differs(h, r, got, tally)
             errs += ["stub: " + w for w in got["warn"]]
             errs += ["sanitizer: " + ln.strip() for ln in other
                      if "runtime error:" in ln][:1]
@@ -386,6 +539,14 @@ def run_harness(h, tree, workdir, keep):
         else:
             passed += 1
             lines.append("ok %d %s" % (i + 1, r.name))
+    if compared:
+        lines.append("# pristine method: %d of %d rows read by both, %d differ "
+                     "as the series states" % (compared, len(rows),
+                                               sum(tally.values())))
+        for reason, n in sorted(tally.items()):
+            lines.append("#   %d: %s" % (n, reason))
+    elif old:
+        lines.append("# pristine method: no row both read")
     if failed:
         bad = [ln.split(" ", 3)[3] for ln in lines if ln.startswith("not ok")]
         lines.append("# failed %s: %d of %d rows, e.g. %s" % (
