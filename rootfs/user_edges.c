@@ -1005,11 +1005,11 @@ static enum case_result absent_file(const struct edge_file *f)
  * a pollable file that is not O_NONBLOCK inline with IOCB_NOWAIT
  * (f7c913438533); a ->proc_read file answers -EAGAIN there (its
  * loop_rw_iter(), and the series' per-segment read keeps that answer),
- * and io_uring then waits for ->poll.  Files whose ->proc_poll is not
- * ready until something happens (a SUNRPC channel without an upcall,
- * /proc/bus/input/devices until the device list changes) do not
- * complete, on Debian's pristine 6.12.118 as with the series; 6.1's
- * io_uring read them from its worker at once.
+ * and io_uring then polls the file, as 6.1's did too.  Files whose
+ * ->proc_poll is not ready (a SUNRPC channel until an upcall is queued,
+ * /proc/bus/input/devices, whose poll reports a change since the last
+ * poll) do not complete, on Debian's pristine 6.12.118 as with the
+ * series.
  */
 #define URING_WAIT_S	4	/* for a completion that must come */
 #define URING_IDLE_S	1	/* for one that must not */
