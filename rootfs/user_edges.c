@@ -1029,23 +1029,6 @@ static bool polls_ready(int fd)
 	return poll(&p, 1, 0) == 1 && (p.revents & (POLLIN | POLLRDNORM));
 }
 
-static bool uring_waits(const struct edge_file *f, int fd, void *buf,
-			const struct edge *e, const struct iovec *iov,
-			int nseg)
-{
-	unsigned int len = e->op == OP_URING_READV ? (unsigned int)nseg :
-						     (unsigned int)e->count;
-	int ret = uring_read_once(fd, buf, e->op == OP_URING_READV ? iov : NULL,
-				  len, URING_IDLE_S);
-
-	if (ret == -ETIME) {
-		diag("%s: polls not ready, io_uring waits for it", f->path);
-		return true;
-	}
-	diag("%s polls not ready, yet io_uring completed with %d", f->path, ret);
-	return false;
-}
-
 static enum case_result run_edge(struct edge_file *f, const struct edge *e)
 {
 	struct iovec *iov = NULL;
@@ -1053,7 +1036,7 @@ static enum case_result run_edge(struct edge_file *f, const struct edge *e)
 	unsigned int nseg = 0;
 	struct expect x;
 	long long off;
-	bool ok = false, kmsg;
+	bool ok = false, kmsg, waits;
 	ssize_t ret;
 	int fd, err;
 
@@ -1095,13 +1078,20 @@ static enum case_result run_edge(struct edge_file *f, const struct edge *e)
 		break;
 	case OP_URING_READ:
 	case OP_URING_READV:
-		if (!polls_ready(fd)) {
-			ok = uring_waits(f, fd, buf, e, iov, nseg);
-			goto out;
-		}
+		waits = !polls_ready(fd);
 		ret = uring_read_once(fd, buf, e->op == OP_URING_READV ? iov :
 				      NULL, e->op == OP_URING_READV ? nseg :
-				      e->count, URING_WAIT_S);
+				      e->count, waits ? URING_IDLE_S : URING_WAIT_S);
+		if (waits) {
+			/* no completion is the right answer */
+			ok = ret == -ETIME;
+			if (ok)
+				diag("%s: polls not ready, io_uring waits for it", f->path);
+			else
+				diag("%s polls not ready, yet io_uring completed: %zd",
+				     f->path, ret);
+			goto out;
+		}
 		if (ret < 0) {
 			errno = -ret;	/* EPROTO: said why; no model has it */
 			ret = -1;

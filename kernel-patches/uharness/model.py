@@ -93,9 +93,12 @@ class Row:
             cap = min(cap, self.fault)
         return cap
 
-    def line(self, rid):
+    def line(self, rid, old=False):
+        """The runner's row line; OLD: the type in capitals, so that the
+        pristine method reads the row first (uh_main.c)."""
         return "%s %d %d %s %s %d\n" % (
-            rid, self.variant, self.pos, self.itype,
+            rid, self.variant, self.pos,
+            self.itype.upper() if old else self.itype,
             ",".join(s.spec() for s in self.segs), self.fault)
 
 

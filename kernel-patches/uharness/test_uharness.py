@@ -394,16 +394,29 @@ static ssize_t proc_reg_read_iter_seg(struct kiocb *iocb, struct iov_iter *iter)
 class EndToEndTest(unittest.TestCase):
     """The libfs harness on a two-file tree: right, then wrong."""
 
-    def run_tree(self, body, core="/* no per-segment core (series v4) */\n"):
+    def run_tree(self, body, core="/* no per-segment core (series v4) */\n",
+                 pristine=None):
+        """The harness on a tree with BODY in fs/libfs.c and CORE in
+        fs/proc/inode.c; with PRISTINE, a git tree whose tag "pristine"
+        has PRISTINE in fs/libfs.c (BODY follows it there)."""
         tree = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, tree)
         os.makedirs(os.path.join(tree, "fs", "proc"))
-        with open(os.path.join(tree, "fs", "libfs.c"), "w") as f:
-            f.write(body)
-        with open(os.path.join(tree, "fs", "proc", "inode.c"), "w") as f:
-            f.write(core)
-        with open(os.path.join(tree, "Makefile"), "w") as f:
-            f.write("VERSION = 6\nPATCHLEVEL = 12\n")
+        files = {"Makefile": "VERSION = 6\nPATCHLEVEL = 12\n",
+                 "fs/libfs.c": body, "fs/proc/inode.c": core}
+        if pristine is not None:
+            git = ["git", "-C", tree, "-c", "user.name=t", "-c", "user.email=t@t"]
+            subprocess.run(git[:3] + ["init", "-q"], check=True)
+            for name, text in {**files, "fs/libfs.c": pristine}.items():
+                with open(os.path.join(tree, name), "w") as f:
+                    f.write(text)
+            for args in (["add", "-A"], ["commit", "-qm", "pristine"],
+                         ["tag", "pristine"]):
+                subprocess.run(git + args, check=True)
+            files["fs/libfs.c"] = pristine + body
+        for name, text in files.items():
+            with open(os.path.join(tree, name), "w") as f:
+                f.write(text)
         out = io.StringIO()
         with redirect_stdout(out):
             rc = uharness.main(["--tree", tree, "--only",
@@ -430,37 +443,14 @@ class EndToEndTest(unittest.TestCase):
         """With a pristine tag the pristine ->read reads the same rows,
         one call per segment, and any difference it shows fails the row
         unless the harness states it."""
-        def tree_with(old_body):
-            tree = tempfile.mkdtemp()
-            self.addCleanup(shutil.rmtree, tree)
-            os.makedirs(os.path.join(tree, "fs", "proc"))
-            git = ["git", "-C", tree, "-c", "user.name=t", "-c", "user.email=t@t"]
-            subprocess.run(git[:3] + ["init", "-q"], check=True)
-            files = {"Makefile": "VERSION = 6\nPATCHLEVEL = 12\n",
-                     "fs/libfs.c": old_body, "fs/proc/inode.c": SEG_OK}
-            for name, text in files.items():
-                with open(os.path.join(tree, name), "w") as f:
-                    f.write(text)
-            subprocess.run(git + ["add", "-A"], check=True)
-            subprocess.run(git + ["commit", "-qm", "pristine"], check=True)
-            subprocess.run(git + ["tag", "pristine"], check=True)
-            with open(os.path.join(tree, "fs", "libfs.c"), "w") as f:
-                f.write(old_body + LIBFS_OK)
-            out = io.StringIO()
-            with redirect_stdout(out):
-                rc = uharness.main(["--tree", tree, "--only",
-                                    "simple_read_from_buffer_iter",
-                                    "--work", os.path.join(tree, "work")])
-            return rc, out.getvalue()
-
-        rc, out = tree_with(LIBFS_OLD)
+        rc, out = self.run_tree(LIBFS_OK, SEG_OK, LIBFS_OLD)
         self.assertEqual(rc, 0, out[-2000:])
         self.assertRegex(out, r"# pristine method: [1-9]\d* of \d+ rows read by "
                               r"both, 0 differ as the series states")
         # an old side that said -EFAULT for a partial copy: the new one
         # (and the model) return the bytes, and nothing states it
-        rc, out = tree_with(LIBFS_OLD.replace("if (left == count)",
-                                              "if (left)"))
+        rc, out = self.run_tree(LIBFS_OK, SEG_OK, LIBFS_OLD.replace(
+            "if (left == count)", "if (left)"))
         self.assertEqual(rc, 1)
         self.assertRegex(out, r"not ok \d+ buf4096/pos=0/n=4096/fault@1\n\s*"
                               r"# differs from pristine: returned 1 where the "

@@ -306,7 +306,9 @@ def expand(fixture_text, tree, fixture_path="fixture", version=None, old=None):
 
 
 def build(h, tree, workdir):
-    """Compile harness h; return (binary, None) or (None, error text)."""
+    """Compile harness h; return (binary, None, seg, old) or (None, error
+    text, seg, old): seg when the tree has series v5's per-segment core,
+    old when the binary reads the rows with the pristine methods too."""
     try:
         version = tree_version(tree)
         fpath = os.path.join(HERE, "fixtures", h.fixture + ".c")
@@ -326,15 +328,12 @@ def build(h, tree, workdir):
             libfs += ("\nssize_t uh_read_seg(struct kiocb *iocb, "
                       "struct iov_iter *iter)\n{\n\treturn %s(iocb, iter);"
                       "\n}\n" % SEG_CORE[2])
-    except (OSError, extract.ExtractError) as e:
-        return None, "extraction failed: %s" % e
-    if old:
-        try:
+        if old:
             libfs += extract_old(old(LIBFS[0]), "func", "simple_read_from_buffer",
                                  LIBFS[0]).replace("old_simple_read_from_buffer",
                                                    "simple_read_from_buffer", 1)
-        except (OSError, extract.ExtractError) as e:
-            return None, "extraction failed: %s" % e
+    except (OSError, extract.ExtractError) as e:
+        return None, "extraction failed: %s" % e, False, False
     flags = ["-DUH_LINUX=%#06x" % (version[0] << 8 | version[1])]
     if old:
         flags.append("-DUH_OLD=1")
@@ -350,7 +349,7 @@ def build(h, tree, workdir):
     os.makedirs(d, exist_ok=True)
     binary = os.path.join(d, "uh-" + key[:16])
     if os.path.exists(binary):
-        return binary, None
+        return binary, None, seg, bool(old)
     for name, text in (("unit.c", unit), ("libfs.c", libfs)):
         with open(os.path.join(d, name), "w", encoding="utf-8") as f:
             f.write(text)
@@ -359,12 +358,12 @@ def build(h, tree, workdir):
            os.path.join(d, "unit.c")]
     r = subprocess.run(cmd, cwd=tree, capture_output=True, text=True)
     if r.returncode:
-        return None, "gcc failed:\n" + r.stderr
+        return None, "gcc failed:\n" + r.stderr, seg, bool(old)
     os.replace(binary + ".tmp", binary)
-    for old in os.listdir(d):     # builds of older sources
-        if old.startswith("uh-") and old != os.path.basename(binary):
-            os.unlink(os.path.join(d, old))
-    return binary, None
+    for name in os.listdir(d):     # builds of older sources
+        if name.startswith("uh-") and name != os.path.basename(binary):
+            os.unlink(os.path.join(d, name))
+    return binary, None, seg, bool(old)
 
 
 def parse_info(text):
@@ -438,14 +437,6 @@ def wants_old(h, row, seg=True):
     return not (h.old_skip and h.old_skip(row))
 
 
-def with_old(line):
-    """The row line with its type in capitals: the runner reads it with
-    the pristine method first."""
-    f = line.split(" ")
-    f[3] = f[3].upper()
-    return " ".join(f)
-
-
 def old_differs(h, row, got, tally=None):
     """What the converted method returned that the pristine one, read as
     the VFS read it before the series, did not: the count, then for a
@@ -473,12 +464,7 @@ def old_differs(h, row, got, tally=None):
 
 def run_harness(h, tree, workdir, keep):
     """KTAP lines of the subtest, and (passed, failed, skipped)."""
-    binary, err = build(h, tree, workdir)
-    seg = binary is not None and has_seg_core(tree)
-    old = binary is not None and h.fixture is not None and \
-        pristine_reader(tree) is not None and any(
-            MARK_OLD.match(ln) for ln in open(os.path.join(
-                HERE, "fixtures", h.fixture + ".c"), encoding="utf-8"))
+    binary, err, seg, old = build(h, tree, workdir)
     if not binary:
         return ["# " + ln for ln in err.splitlines()[:30]], (0, 1, 0), False
     env = dict(os.environ, **SAN_ENV)
@@ -492,7 +478,7 @@ def run_harness(h, tree, workdir, keep):
     rows = []
     for v, (vname, image, _recs) in enumerate(variants):
         rows += model.rows_for(v, vname, len(image))
-    feed = "".join(with_old(r.line(i)) if old and wants_old(h, r, seg) else r.line(i)
+    feed = "".join(r.line(i, old and wants_old(h, r, seg))
                    for i, r in enumerate(rows))
     run = subprocess.run([binary, "run"], input=feed, capture_output=True,
                          text=True, env=env, errors="replace")
