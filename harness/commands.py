@@ -185,10 +185,11 @@ def cmd_selftest(ctx: core.Ctx) -> bool:
 
 def cmd_uharness(ctx: core.Ctx) -> bool:
     """The converted read methods no guest reaches, compiled from the tree
-    in user space under ASan and UBSan and read at hostile offsets
-    (libasan8 and libubsan1 come with Debian's gcc-12; named here all the
-    same).  The full KTAP goes to a log; the summary, the failing rows
-    and the totals here."""
+    in user space under ASan and UBSan and read at hostile offsets, as
+    64-bit (gcc) and as 32-bit (clang -m32: Debian 12's gcc-multilib
+    conflicts with the cross compilers) builds (libasan8 and libubsan1
+    come with Debian's gcc-12; named here all the same).  The full KTAP
+    goes to a log; the summary, the failing rows and the totals here."""
     if not ctx.base.procfs:
         # Nothing converted to read: the harness extracts the procfs
         # series' ->proc_read_iter methods from the tree.
@@ -200,7 +201,8 @@ def cmd_uharness(ctx: core.Ctx) -> bool:
         return True
     work = os.path.join(ctx.cache, "uharness")
     log = os.path.join(work, "uharness.ktap")
-    core.ensure_pkgs(ctx, ["gcc", "python3", "libasan8", "libubsan1"])
+    core.ensure_pkgs(ctx, ["gcc", "python3", "libasan8", "libubsan1",
+                           "clang", "libc6-dev-i386", "lib32gcc-12-dev", "qemu-user"])
     tree.prepare_tree(ctx)
     shutil.rmtree(os.path.join(work, "reports"), ignore_errors=True)
     os.makedirs(work, exist_ok=True)

@@ -334,6 +334,11 @@ def _installed(pkg: str) -> bool:
     return "install ok installed" in proc.stdout
 
 
+# Another apt or dpkg run (a second run.sh, unattended-upgrades) holds
+# dpkg's lock for a while: wait for it instead of failing at once.
+APT_WAIT = ["-o", "DPkg::Lock::Timeout=600"]
+
+
 def ensure_pkgs(ctx: Ctx, pkgs: Sequence[str]):
     """Install what is missing, or say which cannot be had."""
     missing = [p for p in pkgs if not _installed(p)]
@@ -345,9 +350,9 @@ def ensure_pkgs(ctx: Ctx, pkgs: Sequence[str]):
     info(f"installing {names}")
     log = os.path.join(ctx.cache, "apt.log")
     env = {"DEBIAN_FRONTEND": "noninteractive"}
-    cmd = ["apt-get", "install", "-y", "--no-install-recommends", *missing]
+    cmd = ["apt-get", *APT_WAIT, "install", "-y", "--no-install-recommends", *missing]
     if run(cmd, env=env, log=log).returncode != 0:
-        run(["apt-get", "update"], log=log, append=True)
+        run(["apt-get", *APT_WAIT, "update"], log=log, append=True)
         if run(cmd, env=env, log=log, append=True).returncode != 0:
             tail_to_stderr(log, 20)
             die(f"cannot install packages: {names} (apt log: {log})")
@@ -360,7 +365,7 @@ def ensure_pkgs_soft(ctx: Ctx, pkgs: Sequence[str]):
     if not missing or os.getuid() != 0:
         return
     log = os.path.join(ctx.cache, "apt.log")
-    run(["apt-get", "install", "-y", "--no-install-recommends", *missing],
+    run(["apt-get", *APT_WAIT, "install", "-y", "--no-install-recommends", *missing],
         env={"DEBIAN_FRONTEND": "noninteractive"}, log=log)
 
 

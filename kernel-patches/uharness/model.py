@@ -21,6 +21,17 @@ record    one record per read (net/atm/proc.c): ki_pos is a record index,
 error     every read returns one error (airo without rbuffer: -EINVAL).
 message   a message cut to the count, whatever the position, which stays
           (salinfo's event file); a short copy is -EFAULT.
+fixed     one event of exactly len(image) bytes per read, consumed, the
+          position neither used nor moved (/proc/powerpc/rtas/error_log):
+          a count below it is -EINVAL; a destination that cannot take it
+          all is -EFAULT before anything is consumed, nothing written;
+          with an error set (no event: -EAGAIN, -ENODATA) that error for
+          a read that passes both checks.
+upcall    the pending upcalls of a SUNRPC cache channel (records, in the
+          order a reader gets them): a read continues the one the reader
+          is in and returns at most its rest, never two; the reader's
+          place is state, not ki_pos (neither used nor moved); 0 with
+          none left or for count 0; -EFAULT only when nothing was copied.
 record-einval  a record file that has no records: 0 for count 0, else
           -EINVAL (an ATM device without ->proc_read).
 entries8  an array of u64 entries (/proc/kpage*): a negative position, or
@@ -37,13 +48,13 @@ each file says which return values it accepts (default -EINVAL or 0).
 
 from dataclasses import dataclass, field
 
-EFAULT, EINVAL, EIO, EAGAIN = 14, 22, 5, 11
+EFAULT, EINVAL, EIO, EAGAIN, ENODATA = 14, 22, 5, 11, 61
 LLONG_MAX = 2**63 - 1
 LLONG_MIN = -2**63
-SIZE_MAX = 2**64 - 1
+SIZE_MAX = 2**64 - 1     # of a 64-bit build; rows carry their word size
 INT_MAX = 2**31 - 1
 MAX_RW_COUNT = INT_MAX & ~4095
-MAP_MAX = 1 << 20        # uh_main.c: writable bytes per segment at most
+MAP_MAX = 1 << 18        # uh_main.c: writable bytes per segment at most
 
 
 @dataclass
@@ -75,6 +86,7 @@ class Row:
     itype: str              # "u" (ITER_UBUF), "v" (ITER_IOVEC), "k" (ITER_KVEC)
     segs: list
     fault: int = -1         # writes after this many bytes fault
+    bits: int = 64          # the build's word size: size_t and long
 
     def count(self):
         return sum(s.length for s in self.segs)
@@ -110,6 +122,7 @@ class Expect:
     prefix_ok: bool = False  # any prefix of out (of at most cap bytes) is fine
     cap: int = 0
     floor: int = 0           # with prefix_ok: at least this many bytes
+    state: int = 0           # upcall: bytes the reader has consumed after
 
 
 @dataclass
@@ -118,7 +131,9 @@ class FileModel:
     policy: str = "partial"
     negative: tuple = (-EINVAL, 0)
     error: int = 0
-    # ALSA's valid_pos(): a negative pos or a count above SSIZE_MAX -> -EIO
+    # sound/core/info.c's valid_pos() refuses with this: a position that
+    # does not fit in long, a count above SSIZE_MAX, or an unsigned long
+    # pos + count that wraps (all three only on 32-bit for read(2) rows)
     invalid_count_ret: int | None = None
     records: list = field(default_factory=list)
 
@@ -128,7 +143,8 @@ def wrap64(v):
     return v - 2**64 if v >= 2**63 else v
 
 
-def expect(model, image, row):
+def expect(model, image, row, state=0):
+    """STATE: what earlier calls of the same readv(2) consumed (upcall)."""
     count, cap, pos = row.count(), row.capacity(), row.pos
     if model.kind == "error":
         return Expect((-model.error,), (pos,))
@@ -138,6 +154,27 @@ def expect(model, image, row):
         if min(n, cap) < n:
             return Expect((-EFAULT,), (pos,), image[:n], True, cap)
         return Expect((n,), (pos,), image[:n])
+    if model.kind == "upcall":
+        i, off = 0, state
+        while i < len(model.records) and off >= len(model.records[i]):
+            off -= len(model.records[i])
+            i += 1
+        if count == 0 or i == len(model.records):
+            return Expect((0,), (pos,), state=state)
+        rec = model.records[i]
+        took = min(count, len(rec) - off, cap)
+        if took == 0:
+            return Expect((-EFAULT,), (pos,), state=state)
+        return Expect((took,), (pos,), rec[off:off + took], state=state + took)
+    if model.kind == "fixed":
+        n = len(image)
+        if count < n:
+            return Expect((-EINVAL,), (pos,))
+        if cap < n:
+            return Expect((-EFAULT,), (pos,))
+        if model.error:
+            return Expect((-model.error,), (pos,))
+        return Expect((n,), (pos,), image)
     if model.kind == "record-einval":
         # A record file whose device cannot format records.
         return Expect((0,) if count == 0 else (-EINVAL,), (pos,))
@@ -166,8 +203,10 @@ def expect(model, image, row):
         if whole == n:
             return Expect((n,), (pos + n,), want)
         return Expect((whole,), (pos + whole,), want, True, took, whole)
-    if model.invalid_count_ret is not None and count > 2**63 - 1:
-        return Expect((model.invalid_count_ret,), (pos,))
+    if model.invalid_count_ret is not None and pos >= 0:
+        long_max = 2**(row.bits - 1) - 1
+        if pos > long_max or count > long_max or pos + count >= 2**row.bits:
+            return Expect((model.invalid_count_ret,), (pos,))
     if pos < 0:
         return Expect(tuple(model.negative), (pos,))
     size = len(image)
@@ -192,14 +231,14 @@ def expect_looped(model, image, row):
     proc_reg_read_iter_seg() must give exactly this; a segment's call is
     expect() of a one-segment row, with what is left of the fault budget.
     """
-    total, out, budget = 0, b"", row.fault
+    total, out, budget, state = 0, b"", row.fault, 0
     pos = row.pos
     left = row.count()
     for seg in row.segs:
         if not left:
             break
         e = expect(model, image, Row(row.name, row.variant, pos, "u", [seg],
-                                     budget))
+                                     budget, row.bits), state)
         if len(e.rets) != 1 or len(e.pos) != 1:
             # several acceptable answers (a negative position, which a
             # vector row never has: rw_verify_area() refuses it): taken
@@ -223,6 +262,7 @@ def expect_looped(model, image, row):
         total += ret
         out += e.out
         pos = e.pos[0]
+        state = e.state
         if budget >= 0:
             budget -= ret
         left -= seg.length
@@ -270,29 +310,31 @@ def _pos(v):
     return names.get(v, str(v))
 
 
-def _count(v):
+def _count(v, bits=64):
     names = {**_POWERS, MAX_RW_COUNT: "MAX_RW_COUNT",
-             SIZE_MAX // 2: "SIZE_MAX/2"}
+             (2**bits - 1) // 2: "SIZE_MAX/2"}
     return names.get(v, str(v))
 
 
-def rows_for(variant, vname, size):
-    """The hostile edges for one variant of a file of size bytes."""
+def rows_for(variant, vname, size, bits=64):
+    """The hostile edges for one variant of a file of size bytes, for a
+    build whose size_t has BITS bits (its counts must fit)."""
     rows = []
     s1 = max(size, 1)
     positions = [0, 1, 3, size - 1, size, size + 1, 2**31 - 1, 2**31,
                  2**31 + 1, 2**32, 2**32 + 1, 2**32 + 8, LLONG_MAX, -1,
                  -2**31, LLONG_MIN]
     positions = list(dict.fromkeys(positions))
-    counts = [0, 1, s1, 4096, MAX_RW_COUNT, 2**31, SIZE_MAX // 2]
+    counts = [0, 1, s1, 4096, MAX_RW_COUNT, 2**31, (2**bits - 1) // 2]
     counts = list(dict.fromkeys(counts))
     for pos in positions:
         for n in counts:
-            rows.append(Row("%s/pos=%s/n=%s" % (vname, _pos(pos), _count(n)),
+            rows.append(Row("%s/pos=%s/n=%s" % (vname, _pos(pos),
+                                                _count(n, bits)),
                             variant, pos, "u", [Seg(n)]))
     for n in counts:
         pos = LLONG_MAX - n
-        rows.append(Row("%s/pos=LLONG_MAX-n/n=%s" % (vname, _count(n)),
+        rows.append(Row("%s/pos=LLONG_MAX-n/n=%s" % (vname, _count(n, bits)),
                         variant, pos, "u", [Seg(n)]))
     layouts = {
         "iov1": [Seg(s1)],
@@ -338,4 +380,6 @@ def rows_for(variant, vname, size):
                                                              s1 // 3),
                         variant, pos, "v", [Seg(i % 3) for i in range(1024)],
                         s1 // 3))
+    for r in rows:
+        r.bits = bits
     return rows

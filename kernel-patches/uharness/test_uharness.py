@@ -290,6 +290,33 @@ class ModelTest(unittest.TestCase):
         self.assertTrue(any(s.null for r in rows for s in r.segs))
         self.assertEqual(len({r.name for r in rows}), len(rows))
 
+    def test_rows_of_a_32bit_build(self):
+        """Every count fits in a 32-bit size_t (the runner refuses one
+        that does not), the edges of that size_t are there, and the
+        positions stay 64-bit."""
+        rows = model.rows_for(0, "v", 256, 32)
+        self.assertTrue(all(r.bits == 32 for r in rows))
+        self.assertTrue(all(r.count() < 2**32 for r in rows))
+        counts = {r.count() for r in rows}
+        self.assertTrue({2**31 - 1, 2**31, model.MAX_RW_COUNT} <= counts)
+        self.assertTrue({2**32, 2**32 + 1, 2**63 - 1} <= {r.pos for r in rows})
+        self.assertEqual(len({r.name for r in rows}), len(rows))
+
+    def test_alsa_valid_pos_by_word_size(self):
+        """sound/core/info.c's valid_pos(): on 32-bit a position past
+        LONG_MAX, a count past SSIZE_MAX or a wrapping end is refused
+        (even past EOF); on 64-bit only a count past SSIZE_MAX."""
+        alsa = model.FileModel(policy="efault", negative=(-model.EIO,),
+                               invalid_count_ret=-model.EIO)
+        for bits, pos, n, want in ((64, 2**31, 1, 0), (32, 2**31, 1, -model.EIO),
+                                   (32, 2**31 - 1, 1, 0), (32, 0, 2**31, -model.EIO),
+                                   (32, 2**31 - 2, 2**31 - 1, 0),
+                                   (64, 0, 2**63, -model.EIO)):
+            r = row(pos, n)
+            r.bits = bits
+            self.assertEqual(model.expect(alsa, IMG, r).rets, (want,),
+                             (bits, pos, n))
+
 
 class ParseTest(unittest.TestCase):
     def test_parse_run(self):
@@ -395,10 +422,11 @@ class EndToEndTest(unittest.TestCase):
     """The libfs harness on a two-file tree: right, then wrong."""
 
     def run_tree(self, body, core="/* no per-segment core (series v4) */\n",
-                 pristine=None):
+                 pristine=None, bits="64"):
         """The harness on a tree with BODY in fs/libfs.c and CORE in
         fs/proc/inode.c; with PRISTINE, a git tree whose tag "pristine"
-        has PRISTINE in fs/libfs.c (BODY follows it there)."""
+        has PRISTINE in fs/libfs.c (BODY follows it there); BITS as
+        --bits takes it."""
         tree = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, tree)
         os.makedirs(os.path.join(tree, "fs", "proc"))
@@ -420,7 +448,7 @@ class EndToEndTest(unittest.TestCase):
         out = io.StringIO()
         with redirect_stdout(out):
             rc = uharness.main(["--tree", tree, "--only",
-                                "simple_read_from_buffer_iter",
+                                "simple_read_from_buffer_iter", "--bits", bits,
                                 "--work", os.path.join(tree, "work")])
         return rc, out.getvalue()
 
@@ -481,6 +509,23 @@ class EndToEndTest(unittest.TestCase):
             "return -EAGAIN;", "(void)0;"))
         self.assertEqual(rc, 1)
         self.assertIn("IOCB_NOWAIT read:", out)
+
+
+    @unittest.skipIf(uharness.toolchain_missing(32),
+                     "no 32-bit build here: %s" % uharness.toolchain_missing(32))
+    def test_32bit_narrowing(self):
+        """A position kept in a long is right on 64-bit and wrong on
+        32-bit, where 2^32 reads as 0: only the -m32 build sees it."""
+        narrow = LIBFS_OK.replace("\tloff_t pos = *ppos;", "\tlong pos = *ppos;")
+        rc, out = self.run_tree(narrow, bits="64")
+        self.assertEqual(rc, 0, out[-2000:])
+        rc, out = self.run_tree(LIBFS_OK, bits="32")
+        self.assertEqual(rc, 0, out[-2000:])
+        self.assertIn("# Subtest: simple_read_from_buffer_iter-m32", out)
+        rc, out = self.run_tree(narrow, bits="32")
+        self.assertEqual(rc, 1)
+        self.assertRegex(out, r"not ok \d+ buf4096/pos=2\^32/n=1\n"
+                              r"\s*# ret 1, expected 0\n")
 
 
 if __name__ == "__main__":

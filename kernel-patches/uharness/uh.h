@@ -88,6 +88,21 @@ typedef u64 resource_size_t;
 #endif
 #define cpu_to_le16(x) ((__le16)(u16)(x))
 #define cpu_to_le32(x) ((__le32)(u32)(x))
+
+/* <linux/unaligned.h>: byte by byte, any alignment, any host order */
+static inline void put_unaligned_le16(u16 val, void *p)
+{
+	u8 *b = p;
+
+	b[0] = val;
+	b[1] = val >> 8;
+}
+
+static inline void put_unaligned_le32(u32 val, void *p)
+{
+	put_unaligned_le16(val, p);
+	put_unaligned_le16(val >> 16, (u8 *)p + 2);
+}
 #define le16_to_cpu(x) ((u16)(x))
 #define le32_to_cpu(x) ((u32)(x))
 #define cpu_to_be16(x) ((__be16)__builtin_bswap16((u16)(x)))
@@ -274,6 +289,7 @@ static inline void iov_iter_ubuf(struct iov_iter *i, unsigned int direction,
 
 size_t _copy_to_iter(const void *addr, size_t bytes, struct iov_iter *i);
 void iov_iter_advance(struct iov_iter *i, size_t bytes);
+size_t fault_in_iov_iter_writeable(const struct iov_iter *i, size_t size);
 void iov_iter_revert(struct iov_iter *i, size_t bytes);
 
 /* include/linux/uio.h: check_copy_size() first, then the copy. */
@@ -328,6 +344,16 @@ ssize_t uh_read_seg(struct kiocb *iocb, struct iov_iter *iter);
 #endif
 
 /*
+ * access_ok()'s limit: TASK_SIZE_MAX of x86_64 with 4-level paging, or
+ * of i386 with the default 3G/1G split.
+ */
+#if UINTPTR_MAX > 0xffffffffUL
+#define UH_TASK_SIZE_MAX 0x7ffffffff000UL
+#else
+#define UH_TASK_SIZE_MAX 0xc0000000UL
+#endif
+
+/*
  * The differential (uharness.py defines UH_OLD when the fixture has
  * uh-extract-old lines and the tree has its "pristine" tag): the
  * pristine ->proc_read methods, renamed old_NAME, read the same rows
@@ -336,8 +362,6 @@ ssize_t uh_read_seg(struct kiocb *iocb, struct iov_iter *iter);
  */
 #ifdef UH_OLD
 unsigned long copy_to_user(void __user *to, const void *from, unsigned long n);
-/* x86_64's: the range must end below TASK_SIZE_MAX (4-level paging) */
-#define UH_TASK_SIZE_MAX 0x7ffffffff000UL
 #define access_ok(addr, size)						\
 	((unsigned long)(size) <= UH_TASK_SIZE_MAX &&			\
 	 (unsigned long)(addr) <= UH_TASK_SIZE_MAX - (unsigned long)(size))

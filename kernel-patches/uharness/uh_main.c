@@ -28,7 +28,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define UH_MAP_MAX (1UL << 20)	/* writable bytes per segment at most */
+#include <stdint.h>
+#include <sys/mman.h>
+
+#define UH_MAP_MAX (1UL << 18)	/* writable bytes per segment at most */
 #define UH_OUT_MAX (1UL << 20)	/* bytes recorded */
 #define UH_SEGS_MAX 1024	/* UIO_MAXIOV */
 
@@ -96,12 +99,16 @@ void uh_warn(const char *fmt, ...)
 	fflush(stdout);
 }
 
+/* spinlocks held: a user copy may fault and sleep, not under one */
+static int uh_spin_depth;
+
 void uh_lock(int *held, const char *what)
 {
 	if (*held)
 		uh_warn("%s taken twice (deadlock)", what);
 	*held = 1;
 	uh_lock_depth++;
+	uh_spin_depth += !strcmp(what, "spinlock");
 }
 
 void uh_unlock(int *held, const char *what)
@@ -110,6 +117,7 @@ void uh_unlock(int *held, const char *what)
 		uh_warn("%s released but not held", what);
 	*held = 0;
 	uh_lock_depth--;
+	uh_spin_depth -= !strcmp(what, "spinlock");
 }
 
 void uh_hex(const char *tag, const void *buf, size_t len)
@@ -152,27 +160,63 @@ static size_t uh_copyout(unsigned long seg, size_t skip, const void *from, size_
 	return len - ok;
 }
 
-#define UH_FAKE_BASE 0x100000000000UL
+/*
+ * Segment k's fake user address is uh_fake_base + (k << UH_SEG_SHIFT)
+ * (parse_segs()), NULL for a @null one.  64-bit: far above anything
+ * mapped.  32-bit: inside a PROT_NONE reservation (uh_reserve()), so that
+ * a method that dereferences one crashes instead of hitting the heap; a
+ * segment's window (256 KiB) is UH_MAP_MAX, all that can be written.
+ */
+#if UINTPTR_MAX > 0xffffffffUL
+#define UH_SEG_SHIFT 32
+static uintptr_t uh_fake_base = 0x100000000000UL;
+static void uh_reserve(void) { }
+#else
+#define UH_SEG_SHIFT 18
+static uintptr_t uh_fake_base;
+
+/* below i386's TASK_SIZE_MAX (3 GiB), which access_ok() checks */
+static void uh_reserve(void)
+{
+	size_t len = (size_t)UH_SEGS_MAX << UH_SEG_SHIFT;
+	uintptr_t hint;
+
+	for (hint = 0x40000000; hint + len <= UH_TASK_SIZE_MAX; hint += 0x8000000) {
+		void *p = mmap((void *)hint, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+			       MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+
+		if (p == (void *)hint) {
+			uh_fake_base = hint;
+			return;
+		}
+		if (p != MAP_FAILED)	/* a kernel without MAP_FIXED_NOREPLACE */
+			munmap(p, len);
+	}
+	fprintf(stderr, "uh: no room for the fake user addresses below %#lx\n",
+		(unsigned long)UH_TASK_SIZE_MAX);
+	exit(2);
+}
+#endif
 
 /*
- * The segment a user address lies in: segment k's fake address is
- * UH_FAKE_BASE + (k << 32) (parse_segs()), NULL for a @null one.  A ubuf
- * iterator is read(2)'s buffer (segment 0) or, behind
- * proc_reg_read_iter_seg(), one segment of a readv(2) vector.
+ * The segment a user address lies in.  A ubuf iterator is read(2)'s
+ * buffer (segment 0) or, behind proc_reg_read_iter_seg(), one segment of
+ * a readv(2) vector.
  */
 static unsigned long uh_seg_of(const void __user *addr, size_t *skip)
 {
-	unsigned long a = (unsigned long)addr, k;
+	uintptr_t a = (uintptr_t)addr;
+	unsigned long k;
 
-	if (a < UH_FAKE_BASE) {
+	if (a < uh_fake_base) {
 		/* NULL, or a pristine method's pointer walked from NULL */
 		for (k = 0; k < nsegs; k++)
 			if (!iov[k].iov_base)
 				break;
 		*skip = a;
 	} else {
-		k = (a - UH_FAKE_BASE) >> 32;
-		*skip = (a - UH_FAKE_BASE) & 0xffffffffUL;
+		k = (a - uh_fake_base) >> UH_SEG_SHIFT;
+		*skip = (a - uh_fake_base) & (((uintptr_t)1 << UH_SEG_SHIFT) - 1);
 	}
 	if (k >= nsegs) {
 		uh_warn("copy_to_iter: %p is no segment's address", addr);
@@ -190,6 +234,8 @@ unsigned long copy_to_user(void __user *to, const void *from, unsigned long n)
 
 	if (!n)
 		return 0;
+	if (uh_spin_depth)
+		uh_warn("copy_to_user() with a spinlock held");
 	seg = uh_seg_of(to, &skip);
 	return uh_copyout(seg, skip, from, n);
 }
@@ -207,6 +253,8 @@ size_t _copy_to_iter(const void *addr, size_t bytes, struct iov_iter *i)
 		bytes = i->count;
 	if (!bytes)
 		return 0;
+	if (uh_spin_depth && i->user_backed)
+		uh_warn("copy_to_iter() to user memory with a spinlock held");
 	if (i->iter_type == ITER_UBUF) {
 		size_t skip;
 		unsigned long seg = uh_seg_of(i->ubuf, &skip);
@@ -295,6 +343,50 @@ void iov_iter_revert(struct iov_iter *i, size_t unroll)
  * the bytes use up, and past zero-length ones, also for 0 bytes (which
  * proc_reg_read_iter_seg() relies on to leave a zero-length segment).
  */
+/*
+ * mm/gup.c's fault-in of the first size bytes of a destination: the
+ * bytes that cannot be written (past a segment's writable prefix, or past
+ * the fault budget), as fault_in_safe_writeable() finds them page by page.
+ */
+size_t fault_in_iov_iter_writeable(const struct iov_iter *i, size_t size)
+{
+	size_t ok = 0, skip, w;
+	unsigned long k;
+
+	if (size > i->count)
+		size = i->count;
+	if (!i->user_backed)
+		return 0;
+	if (i->iter_type == ITER_UBUF) {
+		k = uh_seg_of(i->ubuf, &skip);
+		skip += i->iov_offset;
+		ok = skip < segs[k].mapped ? segs[k].mapped - skip : 0;
+		if (ok > size)
+			ok = size;
+	} else {
+		const struct iovec *p = i->iov;
+
+		for (skip = i->iov_offset; ok < size; p++, skip = 0) {
+			size_t len = p->iov_len - skip;
+
+			if (len > size - ok)
+				len = size - ok;
+			if (!len)
+				continue;
+			k = p - iov;
+			w = skip < segs[k].mapped ? segs[k].mapped - skip : 0;
+			if (w < len) {
+				ok += w;
+				break;
+			}
+			ok += len;
+		}
+	}
+	if (fault_budget >= 0 && (unsigned long long)fault_budget < ok)
+		ok = fault_budget;
+	return size - ok;
+}
+
 void iov_iter_advance(struct iov_iter *i, size_t bytes)
 {
 	const struct iovec *p, *end;
@@ -335,6 +427,19 @@ static unsigned long long parse_ull(const char *s)
 	return v;
 }
 
+/* A length: it must fit in this build's size_t (rows are per word size). */
+static size_t parse_size(const char *s)
+{
+	unsigned long long v = parse_ull(s);
+
+	if (v > SIZE_MAX) {
+		fprintf(stderr, "uh: %s does not fit in a %zu-bit size_t\n", s,
+			8 * sizeof(size_t));
+		exit(2);
+	}
+	return v;
+}
+
 /* Fill segs/iov from "LEN[@MAPPED|@null],..."; return the total length. */
 static size_t parse_segs(char *spec)
 {
@@ -353,17 +458,22 @@ static size_t parse_segs(char *spec)
 		}
 		if (at)
 			*at++ = 0;
-		s->len = parse_ull(tok);
+		s->len = parse_size(tok);
 		if (at && !strcmp(at, "null"))
 			null = true;
-		s->mapped = null ? 0 : at ? parse_ull(at) : s->len;
+		s->mapped = null ? 0 : at ? parse_size(at) : s->len;
 		if (s->mapped > s->len)
 			s->mapped = s->len;
 		if (s->mapped > UH_MAP_MAX)
 			s->mapped = UH_MAP_MAX;
 		/* Distinct fake user addresses: the code must never touch them. */
-		iov[nsegs].iov_base = null ? NULL : (void *)(UH_FAKE_BASE + (nsegs << 32));
+		iov[nsegs].iov_base = null ? NULL :
+			(void *)(uh_fake_base + ((uintptr_t)nsegs << UH_SEG_SHIFT));
 		iov[nsegs].iov_len = s->len;
+		if (total + s->len < total) {
+			fprintf(stderr, "uh: the segments' total does not fit in size_t\n");
+			exit(2);
+		}
 		total += s->len;
 		nsegs++;
 	}
@@ -384,6 +494,7 @@ static void run_row(int variant, long long pos, char type, char *spec, long long
 	out_total = 0;
 	out_reverted = 0;
 	uh_lock_depth = 0;
+	uh_spin_depth = 0;
 	uh_allocs = 0;
 	total = parse_segs(spec);
 	fault_budget = fault;
@@ -443,6 +554,7 @@ static void run_row(int variant, long long pos, char type, char *spec, long long
 		out_reverted = 0;
 		fault_budget = fault;
 		uh_lock_depth = 0;
+	uh_spin_depth = 0;
 		uh_allocs = 0;
 	}
 #endif
@@ -677,6 +789,7 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "info")) {
 		cmd_info();
 	} else if (argc == 2 && !strcmp(argv[1], "run")) {
+		uh_reserve();
 		cmd_run();
 	} else {
 		fprintf(stderr, "usage: %s info|run\n", argv[0]);

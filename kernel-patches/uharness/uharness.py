@@ -28,22 +28,45 @@ sys.path.insert(0, HERE)
 
 import extract  # noqa: E402
 import model    # noqa: E402
-from model import EAGAIN, EFAULT, EINVAL, EIO, FileModel  # noqa: E402
+from model import EAGAIN, EFAULT, EINVAL, EIO, ENODATA, FileModel  # noqa: E402
 
 CFLAGS = [
     "-std=gnu11", "-O1", "-g", "-fno-omit-frame-pointer",
-    "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
+    "-fno-sanitize-recover=all",
     # An index out of bounds (or past the object) is reported and the
     # access still made, so
     # that ASan reports what the access does (stack-buffer-overflow, ...);
     # the row fails on the UBSan report all the same.
     "-fsanitize-recover=bounds,object-size",
     # The kernel's own code-generation rules (top-level Makefile): signed
-    # overflow wraps, no strict aliasing, NULL checks are kept.
-    "-fno-strict-overflow", "-fno-strict-aliasing",
+    # overflow wraps (BUILDS), no strict aliasing, NULL checks are kept.
+    "-fno-strict-aliasing",
     "-fno-delete-null-pointer-checks",
     "-Wall", "-Wno-unused-function", "-Wno-unused-variable",
 ]
+# The compiler and sanitizers of each word size.
+# 64-bit: gcc with ASan and UBSan.
+# 32-bit: clang -m32, because Debian 12's gcc-multilib conflicts with the
+# cross compilers the kit builds kernels with (gcc-12-powerpc64le-linux-gnu
+# and the others); clang takes i386's libc and libgcc from libc6-dev-i386
+# and lib32gcc-12-dev.  The kernel's UAPI <asm/*.h> serve both word
+# sizes: they come from the host's multiarch directory, where
+# gcc-multilib's /usr/include/asm would point.  UBSan only: what the
+# 32-bit build is for is the width of positions and counts, which the
+# results and UBSan show, while memory errors are the 64-bit build's
+# (ASan's i386 runtime does not start under qemu-i386, see RUNNERS).
+# Signed overflow wraps in both (-fwrapv is clang's -fno-strict-overflow).
+HOST_INCLUDE = "/usr/include/x86_64-linux-gnu"
+BUILDS = {
+    64: ["gcc", "-fno-strict-overflow", "-fsanitize=address,undefined"],
+    32: ["clang", "-m32", "-fwrapv", "-idirafter", HOST_INCLUDE,
+         "-fsanitize=undefined"],
+}
+PKGS = {64: ["gcc", "libasan8", "libubsan1"],
+        32: ["clang", "libc6-dev-i386", "lib32gcc-12-dev", "qemu-user"]}
+# A host kernel without IA32 emulation (this kit's VMs) cannot exec an
+# i386 binary: it runs under QEMU's user-mode emulator instead.
+QEMU_I386 = "qemu-i386"
 SAN_ENV = {
     "ASAN_OPTIONS": "detect_leaks=0:halt_on_error=1:abort_on_error=0:"
                     "detect_stack_use_after_return=1:print_summary=1",
@@ -84,9 +107,34 @@ def _eof_past_2g(row, got):
     return row.pos >= 2**31 and got["ret"] == 0
 
 
+# fixtures/rtasd.c: the bytes of one RTAS event
+RTAS_EVENT_BYTES = 1024
+
+
+def _fault_first(row, got):
+    # the destination is faulted in before the event is taken: -EFAULT
+    # for one that cannot hold it, where the old code said -EINVAL for
+    # NULL, or took the event first (and lost it), or had none to take
+    return got["ret"] == -EFAULT and row.capacity() < RTAS_EVENT_BYTES <= row.count()
+
+
+FAULT_FIRST = {
+    "a destination that cannot take the event is -EFAULT before anything "
+    "is consumed (the patch's user-visible changes)": _fault_first}
+def _eof_past_4g_32(row, got):
+    # "unsigned long p = *ppos" on a 32-bit kernel: a position of 2^32 + n
+    # read the data at n; compared as a loff_t first, it is end of file
+    return row.bits == 32 and row.pos >= 2**32 and got["ret"] == 0
+
+
 PARTIAL_COPY = {
     "a fault part way returns the bytes before it, not -EFAULT "
     "(the patch's user-visible changes)": _partial_copy}
+PARTIAL_COPY_32 = {
+    **PARTIAL_COPY,
+    "32-bit: positions of 2^32 and more are end of file, no longer "
+    "narrowed to unsigned long (the patch's user-visible changes)":
+    _eof_past_4g_32}
 IGNORED_FAULTS = {
     "__put_user() failures are no longer counted as copied "
     "(the patch's user-visible changes)": _ignored_fault,
@@ -149,12 +197,12 @@ HARNESSES = [
             ["net/atm/proc.c: proc_dev_atm_read"], FileModel(kind="record"),
             per_variant={"no-proc_read": FileModel(kind="record-einval")}),
     Harness("read_profile", "profile", ["kernel/profile.c: read_profile"],
-            FileModel(negative=(-EINVAL,)), stated=PARTIAL_COPY),
+            FileModel(negative=(-EINVAL,)), stated=PARTIAL_COPY_32),
     Harness("kpm_read", "kpage",
             ["fs/proc/page.c: kpagecount_read",
              "fs/proc/page.c: kpageflags_read",
              "fs/proc/page.c: kpagecgroup_read"],
-            FileModel(kind="entries8"), stated=PARTIAL_COPY),
+            FileModel(kind="entries8"), stated=PARTIAL_COPY_32),
     Harness("proc_read_simdisk", "simdisk",
             ["arch/xtensa/platforms/iss/simdisk.c: proc_read_simdisk"]),
     Harness("salinfo", "salinfo",
@@ -177,11 +225,16 @@ HARNESSES = [
              "arch/powerpc/kernel/rtas_flash.c: rtas_flash_read_num",
              "arch/powerpc/kernel/rtas_flash.c: manage_flash_read",
              "arch/powerpc/kernel/rtas_flash.c: validate_flash_read"]),
-    Harness("rtas_log_read", None,
+    Harness("rtas_log_read", "rtasd",
             ["arch/powerpc/kernel/rtasd.c: rtas_log_read"],
-            skip="waits for an RTAS event (wait_event_interruptible on "
-                 "rtas_log_wait) and hands out one record; guest-tested on "
-                 "ppc64le"),
+            FileModel(kind="fixed"),
+            per_variant={"none-nonblock": FileModel(kind="fixed", error=EAGAIN),
+                         "none-logging-off": FileModel(kind="fixed",
+                                                       error=ENODATA)},
+            stated=FAULT_FIRST),
+    Harness("cache_read", "sunrpc",
+            ["net/sunrpc/cache.c: cache_read, cache_read_procfs"],
+            FileModel(kind="upcall"), stated=PARTIAL_COPY),
     Harness("snd_info_entry_read", "alsa",
             ["sound/core/info.c: snd_info_entry_read",
              "sound/core/memory.c: copy_to_iter_fromio",
@@ -305,10 +358,11 @@ def expand(fixture_text, tree, fixture_path="fixture", version=None, old=None):
     return "".join(out)
 
 
-def build(h, tree, workdir):
-    """Compile harness h; return (binary, None, seg, old) or (None, error
-    text, seg, old): seg when the tree has series v5's per-segment core,
-    old when the binary reads the rows with the pristine methods too."""
+def build(h, tree, workdir, bits=64):
+    """Compile harness h for a BITS-bit build; return (binary, None, seg,
+    old) or (None, error text, seg, old): seg when the tree has series
+    v5's per-segment core, old when the binary reads the rows with the
+    pristine methods too."""
     try:
         version = tree_version(tree)
         fpath = os.path.join(HERE, "fixtures", h.fixture + ".c")
@@ -343,9 +397,10 @@ def build(h, tree, workdir):
         main_c = f.read()
     with open(os.path.join(HERE, "uh.h"), encoding="utf-8") as f:
         uh_h = f.read()
+    cc = BUILDS[bits]
     key = hashlib.sha256("\0".join(
-        [unit, libfs, main_c, uh_h, " ".join(CFLAGS + flags)]).encode()).hexdigest()
-    d = os.path.join(workdir, h.name)
+        [unit, libfs, main_c, uh_h, " ".join(cc + CFLAGS + flags)]).encode()).hexdigest()
+    d = os.path.join(workdir, subtest_name(h, bits))
     os.makedirs(d, exist_ok=True)
     binary = os.path.join(d, "uh-" + key[:16])
     if os.path.exists(binary):
@@ -353,12 +408,12 @@ def build(h, tree, workdir):
     for name, text in (("unit.c", unit), ("libfs.c", libfs)):
         with open(os.path.join(d, name), "w", encoding="utf-8") as f:
             f.write(text)
-    cmd = ["gcc", *CFLAGS, *flags, "-I", HERE, "-o", binary + ".tmp",
+    cmd = [*cc, *CFLAGS, *flags, "-I", HERE, "-o", binary + ".tmp",
            os.path.join(HERE, "uh_main.c"), os.path.join(d, "libfs.c"),
            os.path.join(d, "unit.c")]
     r = subprocess.run(cmd, cwd=tree, capture_output=True, text=True)
     if r.returncode:
-        return None, "gcc failed:\n" + r.stderr, seg, bool(old)
+        return None, "%s failed:\n%s" % (cc[0], r.stderr), seg, bool(old)
     os.replace(binary + ".tmp", binary)
     for name in os.listdir(d):     # builds of older sources
         if name.startswith("uh-") and name != os.path.basename(binary):
@@ -462,13 +517,55 @@ def old_differs(h, row, got, tally=None):
     return ["differs from pristine: " + what]
 
 
-def run_harness(h, tree, workdir, keep):
+RUNNERS = {}
+
+
+def toolchain_missing(bits):
+    """Why a BITS-bit harness cannot be built or run here, or None:
+    builds an empty sanitized program and runs it, natively or, for an
+    i386 one the host cannot exec, under qemu-i386 (RUNNERS[bits] is
+    then the command prefix)."""
+    cc = BUILDS[bits]
+    pkgs = " ".join(PKGS[bits])
+    if not shutil.which(cc[0]):
+        return "%s is not installed (packages: %s)" % (cc[0], pkgs)
+    with tempfile.TemporaryDirectory() as d:
+        src, exe = os.path.join(d, "t.c"), os.path.join(d, "t")
+        with open(src, "w", encoding="utf-8") as f:
+            f.write("#include <stdio.h>\nint main(void) { return 0; }\n")
+        r = subprocess.run([*cc, "-o", exe, src], capture_output=True, text=True)
+        if r.returncode:
+            return "%s cannot build a sanitized program (packages: %s): %s" % (
+                " ".join(cc), pkgs,
+                next((ln for ln in r.stderr.splitlines() if "error" in ln),
+                     r.stderr.strip() or "?"))
+        for prefix in ([], [QEMU_I386]) if bits == 32 else ([],):
+            if prefix and not shutil.which(prefix[0]):
+                continue
+            try:
+                if subprocess.run(prefix + [exe], capture_output=True,
+                                  timeout=60).returncode == 0:
+                    RUNNERS[bits] = prefix
+                    return None
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+    return "this host cannot run the %d-bit program%s (packages: %s)" % (
+        bits, ", natively or under " + QEMU_I386 if bits == 32 else "", pkgs)
+
+
+def subtest_name(h, bits):
+    """The KTAP subtest (and build directory) of harness h at BITS."""
+    return h.name if bits == 64 else "%s-m%d" % (h.name, bits)
+
+
+def run_harness(h, tree, workdir, keep, bits=64):
     """KTAP lines of the subtest, and (passed, failed, skipped)."""
-    binary, err, seg, old = build(h, tree, workdir)
+    binary, err, seg, old = build(h, tree, workdir, bits)
     if not binary:
         return ["# " + ln for ln in err.splitlines()[:30]], (0, 1, 0), False
     env = dict(os.environ, **SAN_ENV)
-    info = subprocess.run([binary, "info"], capture_output=True, text=True,
+    runner = RUNNERS.get(bits, [])
+    info = subprocess.run(runner + [binary, "info"], capture_output=True, text=True,
                           env=env)
     if info.returncode:
         return (["# uh info failed: " + ln for ln in
@@ -477,10 +574,10 @@ def run_harness(h, tree, workdir, keep):
     variants = parse_info(info.stdout)
     rows = []
     for v, (vname, image, _recs) in enumerate(variants):
-        rows += model.rows_for(v, vname, len(image))
+        rows += model.rows_for(v, vname, len(image), bits)
     feed = "".join(r.line(i, old and wants_old(h, r, seg))
                    for i, r in enumerate(rows))
-    run = subprocess.run([binary, "run"], input=feed, capture_output=True,
+    run = subprocess.run(runner + [binary, "run"], input=feed, capture_output=True,
                          text=True, env=env, errors="replace")
     results = parse_run(run.stdout)
     lines = ["1..%d" % len(rows)]
@@ -489,7 +586,7 @@ def run_harness(h, tree, workdir, keep):
     for i, r in enumerate(rows):
         vname, image, recs = variants[r.variant]
         fm = h.per_variant.get(vname, h.model)
-        if fm.kind == "record":
+        if fm.kind in ("record", "upcall"):
             fm = FileModel(**{**fm.__dict__, "records": recs})
         exp = model.expect_looped(fm, image, r) if seg and r.itype == "v" \
             else model.expect(fm, image, r)
@@ -518,7 +615,7 @@ def run_harness(h, tree, workdir, keep):
                 if other else []
             if keep and other:
                 os.makedirs(keep, exist_ok=True)
-                fn = os.path.join(keep, "%s-%d.txt" % (h.name, i + 1))
+                fn = os.path.join(keep, "%s-%d.txt" % (subtest_name(h, bits), i + 1))
                 with open(fn, "w", encoding="utf-8") as f:
                     f.write("row %d %s\nrow line: %s\n" % (
                         i + 1, r.name, r.line(i).strip()[:300]))
@@ -538,7 +635,7 @@ def run_harness(h, tree, workdir, keep):
     if failed:
         bad = [ln.split(" ", 3)[3] for ln in lines if ln.startswith("not ok")]
         lines.append("# failed %s: %d of %d rows, e.g. %s" % (
-            h.name, failed, len(rows), ", ".join(bad[:4])))
+            subtest_name(h, bits), failed, len(rows), ", ".join(bad[:4])))
     return lines, (passed, failed, 0), failed == 0
 
 
@@ -553,7 +650,17 @@ def main(argv=None):
                     "directory next to the tree)")
     ap.add_argument("--list", action="store_true",
                     help="list the harnesses and the sites they cover")
+    ap.add_argument("--bits", default="64,32",
+                    help="word sizes to build for, comma-separated: 64 "
+                    "(gcc) and 32 (clang -m32, as on i386); default "
+                    "%(default)s")
     args = ap.parse_args(argv)
+    try:
+        bits = [int(b) for b in args.bits.split(",")]
+    except ValueError:
+        bits = []
+    if not bits or any(b not in BUILDS for b in bits) or len(set(bits)) != len(bits):
+        ap.error("--bits takes 64, 32 or 64,32, not %r" % args.bits)
 
     if args.list:
         for h in HARNESSES:
@@ -571,35 +678,39 @@ def main(argv=None):
     if not os.path.isfile(os.path.join(args.tree, LIBFS[0])):
         print("uharness: no kernel tree at %s" % args.tree, file=sys.stderr)
         return 2
-    if not shutil.which("gcc"):
-        print("uharness: gcc is needed", file=sys.stderr)
-        return 2
+    for b in bits:
+        why = toolchain_missing(b)
+        if why:
+            print("uharness: no %d-bit build: %s" % (b, why), file=sys.stderr)
+            return 2
     workdir = args.work or os.path.join(
         os.path.dirname(os.path.abspath(args.tree)), "uharness")
     os.makedirs(workdir, exist_ok=True)
 
     print("KTAP version 1")
-    print("1..%d" % len(selected))
+    print("1..%d" % (len(selected) * len(bits)))
     tp = tf = ts = 0
     failures = []
     version = tree_version(args.tree)
-    for n, h in enumerate(selected, 1):
+    jobs = [(h, b) for b in bits for h in selected]
+    for n, (h, b) in enumerate(jobs, 1):
+        name = subtest_name(h, b)
         skip = h.skip or h.gone.get(version)
         if skip:
-            print("ok %d %s # SKIP %s" % (n, h.name, skip))
+            print("ok %d %s # SKIP %s" % (n, name, skip))
             ts += 1
             continue
-        lines, (p, f, s), ok = run_harness(h, args.tree, workdir, args.keep)
+        lines, (p, f, s), ok = run_harness(h, args.tree, workdir, args.keep, b)
         if not ok:
             failures.append((h, next((ln for ln in lines
                                       if ln.startswith("# failed ")),
-                                     "# failed %s: %s" % (h.name,
+                                     "# failed %s: %s" % (name,
                                                           lines[0][2:]))))
         print("    KTAP version 1")
-        print("    # Subtest: %s" % h.name)
+        print("    # Subtest: %s" % name)
         for ln in lines:
             print("    " + ln)
-        print("%s %d %s" % ("ok" if ok else "not ok", n, h.name))
+        print("%s %d %s" % ("ok" if ok else "not ok", n, name))
         sys.stdout.flush()
         tp, tf, ts = tp + p, tf + f, ts + s
     for h, summary in failures:
