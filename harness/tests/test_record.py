@@ -60,6 +60,16 @@ class RepoRecords(unittest.TestCase):
         self.assertIn("riscv64-nommu", test)
         self.assertNotIn("riscv64-nommu", ci)
 
+    def test_ci_drops_the_debug_flavour_of_a_record_out_of_ci(self):
+        """A record with test_debug and ci = false: its +debug flavour is
+        in test's list and not in ci's (no committed record is both, so
+        the repository's own records cannot show it)."""
+        from types import SimpleNamespace as R
+        recs = {n: R(name=n, order=o, default=d, test=True, test_debug=True, ci=c)
+                for n, o, d, c in (("a", 1, True, True), ("b", 2, False, False))}
+        self.assertEqual(record.run_list(recs, "test"), ["a", "a+debug", "b+debug", "b"])
+        self.assertEqual(record.run_list(recs, "ci"), ["a", "a+debug"])
+
     def test_debug_flavour_derived(self):
         rec, flavour = record.target("x86_64+debug")
         self.assertEqual((rec.name, flavour), ("x86_64", "debug"))

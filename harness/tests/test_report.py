@@ -9,13 +9,19 @@ logs/*.console.log.gz are the consoles of the five targets of one full
 (quick soak; the cases RECORDED_FAILING names fail there).  The other cases are those logs
 edited the way a broken run looks: a failing case, a splat, a hang, a
 crash, a bad taint, no taint line, a filter that selects nothing, KTAP
-that kunit.py cannot parse.  They need the prepared tree's kunit_parser
-($SETFS_TREE, else the default base's ~/.cache/setfs-probe/BASE/linux).
+that kunit.py cannot parse.  They need only the tree's
+tools/testing/kunit/: the prepared tree's ($SETFS_TREE, else the default
+base's ~/.cache/setfs-probe/BASE/linux), else that directory taken from
+the base's tarball.
 """
 
+import atexit
 import gzip
 import io
 import os
+import re
+import shutil
+import subprocess
 import tempfile
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
@@ -95,14 +101,41 @@ def replace_once(lines, old, new):
     return out
 
 
-@unittest.skipUnless(os.path.isfile(os.path.join(
-    TREE, "tools/testing/kunit/kunit_parser.py")),
-    f"no prepared tree with kunit_parser.py at {TREE} (./run.sh kunit makes one)")
+_EXTRACTED = []
+
+
+def kunit_tree():
+    """A tree with tools/testing/kunit/, all the parser needs: the prepared
+    one, else that directory alone from the default base's tarball (once
+    per run; about 15 s), else None."""
+    if os.path.isfile(os.path.join(TREE, "tools/testing/kunit/kunit_parser.py")):
+        return TREE
+    if not _EXTRACTED:
+        b = base.select()
+        if not os.path.isfile(b.tarball):
+            return None
+        d = tempfile.mkdtemp(prefix="setfs-kunit-")
+        atexit.register(shutil.rmtree, d, True)
+        subprocess.run(["tar", "-xJf", b.tarball, "-C", d, "--wildcards",
+                        f"{b.directory}/tools/testing/kunit/*"], check=True)
+        _EXTRACTED.append(os.path.join(d, b.directory))
+    return _EXTRACTED[0]
+
+
 class ReportTest(unittest.TestCase):
+    tree = ""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tree = kunit_tree()
+        if not cls.tree:
+            raise unittest.SkipTest(f"no prepared tree at {TREE} and no tarball "
+                                    f"{base.select().tarball} (apt-get install "
+                                    f"{base.select().package})")
 
     def check_recorded(self, name, total, kunit, user, failing):
         """What the recorded console of @name reports; failing: the cases."""
-        rep = report.report(console(name), TREE)
+        rep = report.report(console(name), self.tree)
         self.assertIsNone(rep.guest_error)
         self.assertEqual((rep.passed, rep.failed, rep.skipped), total)
         self.assertEqual(rep.kunit, kunit)
@@ -127,7 +160,7 @@ class ReportTest(unittest.TestCase):
     def test_recorded_builtin(self):
         for name, (total, kunit, user) in RECORDED_BUILTIN.items():
             with self.subTest(target=name):
-                rep = report.report(console(name), TREE, kind="builtin")
+                rep = report.report(console(name), self.tree, kind="builtin")
                 self.assertIsNone(rep.guest_error)
                 self.assertEqual((rep.passed, rep.failed, rep.skipped), total)
                 self.assertEqual((rep.kunit, rep.user), (kunit, user))
@@ -140,27 +173,27 @@ class ReportTest(unittest.TestCase):
         lines = console("riscv64-nommu")
         failed = replace_once(lines, "    ok 1 sysctl_test_api_dointvec_null_tbl_data",
                               "    not ok 1 sysctl_test_api_dointvec_null_tbl_data")
-        rep = report.report(failed, TREE, kind="builtin")
+        rep = report.report(failed, self.tree, kind="builtin")
         self.assertEqual(rep.failed_cases,
                          ["sysctl_test.sysctl_test_api_dointvec_null_tbl_data"])
         end = lines.index(report.guest.BUILTIN_END)
-        rep = report.report(lines[:end], TREE, kind="builtin")
+        rep = report.report(lines[:end], self.tree, kind="builtin")
         self.assertEqual(rep.guest_error,
                          "the guest stopped before reporting its results")
         rep = report.report(lines[:end // 2] + ["Oops - load access fault [#1]"],
-                            TREE, kind="builtin")
+                            self.tree, kind="builtin")
         self.assertEqual(rep.guest_error, "the guest crashed before reporting")
         splat = lines[:end] + ["WARNING: CPU: 0 PID: 1 at x.c:1 f+0x0/0x4"] + lines[end:]
-        rep = report.report(splat, TREE, kind="builtin")
+        rep = report.report(splat, self.tree, kind="builtin")
         self.assertIn("the console shows a kernel splat:", rep.problems)
         self.assertEqual(rep.failed, 1)
         # A tree target's console is not read the builtin way, nor back.
-        self.assertIsNotNone(report.report(lines, TREE).guest_error)
+        self.assertIsNotNone(report.report(lines, self.tree).guest_error)
 
     def test_failing_case_is_named(self):
         lines = replace_once(console("x86_64"), "    ok 1 insmod_setfs_probe",
                              "    not ok 1 insmod_setfs_probe")
-        rep = report.report(lines, TREE)
+        rep = report.report(lines, self.tree)
         self.assertEqual((rep.passed, rep.failed), (2355, 1))
         self.assertEqual(rep.failed_cases, ["setfs_guest.insmod_setfs_probe"])
 
@@ -168,7 +201,7 @@ class ReportTest(unittest.TestCase):
         lines = console("x86_64-debug")
         i = lines.index(report.guest.KTAP_BEGIN)
         lines[i:i] = ["BUG: KASAN: slab-out-of-bounds in setfs_read+0x1c/0x40"]
-        rep = report.report(lines, TREE)
+        rep = report.report(lines, self.tree)
         self.assertEqual(rep.passed, 2356)
         self.assertEqual(rep.failed, 1)
         self.assertEqual(rep.splat[0][1],
@@ -182,7 +215,7 @@ class ReportTest(unittest.TestCase):
         i = lines.index(report.guest.KTAP_BEGIN)
         lines[i:i] = ["rcu: INFO: rcu_sched self-detected stall on CPU",
                       "epc : check_zeroed_user+0x66/0xa0"]
-        rep = report.report(lines, TREE)
+        rep = report.report(lines, self.tree)
         self.assertEqual(rep.splat[0][1],
                          "rcu: INFO: rcu_sched self-detected stall on CPU")
         self.assertIn("the console shows a kernel splat:", rep.problems)
@@ -190,10 +223,10 @@ class ReportTest(unittest.TestCase):
     def test_hang_and_crash(self):
         lines = console("ppc64le")
         cut = lines[:lines.index(report.guest.KTAP_END) - 100]
-        rep = report.report(cut, TREE)
+        rep = report.report(cut, self.tree)
         self.assertEqual(rep.guest_error,
                          "the guest stopped before reporting its results")
-        rep = report.report(cut + ["Kernel panic - not syncing: Fatal exception"], TREE)
+        rep = report.report(cut + ["Kernel panic - not syncing: Fatal exception"], self.tree)
         self.assertEqual(rep.guest_error, "the guest crashed before reporting")
 
     def test_taint(self):
@@ -201,17 +234,17 @@ class ReportTest(unittest.TestCase):
         taint = [l for l in lines if l.startswith(report.guest.TAINT_PREFIX)][-1]
         value = int(taint[len(report.guest.TAINT_PREFIX):])
         bad = replace_once(lines, taint, report.guest.TAINT_PREFIX + str(value | 512))
-        rep = report.report(bad, TREE)
+        rep = report.report(bad, self.tree)
         self.assertEqual(rep.problems,
                          [f"the kernel is tainted {value | 512} (more than O, E and N)"])
         self.assertEqual(rep.failed, 1)
-        rep = report.report([l for l in lines if l != taint], TREE)
+        rep = report.report([l for l in lines if l != taint], self.tree)
         self.assertEqual(rep.problems, ["the guest did not report its taint"])
 
     def test_filter_that_selects_nothing(self):
         lines = ["boot", report.guest.KTAP_BEGIN, "KTAP version 1", "1..0",
                  report.guest.KTAP_END, report.guest.TAINT_PREFIX + "4096"]
-        rep = report.report(lines, TREE, filt="nosuchsuite")
+        rep = report.report(lines, self.tree, filt="nosuchsuite")
         self.assertEqual(rep.problems[0], "the filter 'nosuchsuite' selected no test")
         self.assertGreaterEqual(rep.failed, 1)
 
@@ -219,7 +252,7 @@ class ReportTest(unittest.TestCase):
         lines = ["boot", report.guest.KTAP_BEGIN, "KTAP version 1", "1..3",
                  "ok 1 setfs_guest", report.guest.KTAP_END,
                  report.guest.TAINT_PREFIX + "4096"]
-        rep = report.report(lines, TREE)
+        rep = report.report(lines, self.tree)
         self.assertIn("kunit.py found errors in the KTAP (see above)", rep.problems)
 
     def test_main_writes_what_run_sh_reads(self):
@@ -228,7 +261,7 @@ class ReportTest(unittest.TestCase):
                 fh.writelines(l + "\n" for l in console("x86_64-la57"))
             out, err = io.StringIO(), io.StringIO()
             with redirect_stdout(out), redirect_stderr(err):
-                rc = report.main(["--tree", TREE, "--name", "x86_64-la57",
+                rc = report.main(["--tree", self.tree, "--name", "x86_64-la57",
                                   "--work", work])
             self.assertEqual(rc, 0)
             with open(os.path.join(work, "report.txt")) as fh:
@@ -241,12 +274,26 @@ class ReportTest(unittest.TestCase):
             with open(os.path.join(work, "console.log"), "w") as fh:
                 fh.write("no results here\n")
             with redirect_stdout(io.StringIO()):
-                rc = report.main(["--tree", TREE, "--name", "t", "--work", work])
+                rc = report.main(["--tree", self.tree, "--name", "t", "--work", work])
             self.assertEqual(rc, report.NO_REPORT)
             with open(os.path.join(work, "report.txt")) as fh:
                 self.assertEqual(fh.read(), "guest_error=the guest stopped "
                                  "before reporting its results\n")
 
+
+
+class CutTest(unittest.TestCase):
+    """The KTAP cut needs no tree."""
+
+    def test_a_second_begin_restarts_the_cut(self):
+        """A guest that starts its report again (init re-run after a
+        crash of the first attempt) is read from its last beginning."""
+        b, e = guest.KTAP_BEGIN, guest.KTAP_END
+        self.assertEqual(report.cut_ktap(["boot", b, "KTAP version 1", "1..9", b,
+                                          "KTAP version 1", "1..0", e, "off"]),
+                         (["KTAP version 1", "1..0"], True))
+        self.assertEqual(report.cut_ktap(["boot", b, "x"]), (["x"], False))
+        self.assertEqual(report.cut_ktap(["boot", e, b, "y", e]), (["y"], True))
 
 
 class ProtocolTest(unittest.TestCase):
@@ -257,10 +304,18 @@ class ProtocolTest(unittest.TestCase):
         top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
         def text(paths):
+            """The files without their comments: a key named only in a
+            comment is neither set nor read."""
             out = ""
             for p in paths:
                 with open(p, errors="replace") as f:
-                    out += f.read()
+                    body = f.read()
+                if p.endswith((".c", ".h")):
+                    body = re.sub(r"/\*.*?\*/|//[^\n]*", " ", body, flags=re.S)
+                else:   # shell, Python, TOML: a # outside quotes starts one
+                    body = "\n".join(re.sub(r"""^(([^#'"]|'[^']*'|"[^"]*")*)#.*""",
+                                             r"\1", line) for line in body.splitlines())
+                out += body
             return out
         host = text([os.path.join(top, "harness", f) for f in ("kinds.py", "core.py")] +
                     glob.glob(os.path.join(top, "targets", "*.toml")))

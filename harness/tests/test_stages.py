@@ -7,6 +7,7 @@ import contextlib
 import dataclasses
 import io
 import os
+import shutil
 import subprocess
 import tempfile
 import unittest
@@ -421,3 +422,106 @@ class BenchCold(unittest.TestCase):
             with quiet(), self.assertRaisesRegex(core.Failure, "left no .*results.json"):
                 b.cold_run("cold y", "200", os.path.join(d, "y"),
                            os.path.join(d, "y.log"), ["true"])
+
+
+class GuestContents(unittest.TestCase):
+    """What a guest is given: each test fails if one of the harness's
+    choices is undone (a mutation the earlier tests let through)."""
+
+    def test_initramfs_carries_both_modules_and_the_user_binary(self):
+        ctx = core.Ctx(repo=TOP, cache="/c")
+        ctx.tree = "/c/linux"
+        t = target.load(ctx, "x86_64")
+        with tempfile.TemporaryDirectory() as d:
+            lst = os.path.join(d, "fixture.list")
+            with open(lst, "w") as f:
+                f.write("# nothing\n")
+            fixture = build.Fixture.__new__(build.Fixture)
+            fixture.path, fixture.mtime, fixture.content, fixture.lines = lst, None, None, []
+            text = build.initramfs_list(ctx, t, "/bb", fixture, os.path.join(d, "c"))
+        files = {w[1]: w[2] for w in (line.split() for line in text.splitlines())
+                 if w and w[0] == "file"}
+        self.assertEqual(files.get("/root/setfs_probe.ko"),
+                         "/c/work/x86_64/ext/module/setfs_probe.ko")
+        self.assertEqual(files.get("/root/setfs_kunit.ko"),
+                         "/c/work/x86_64/ext/kunit/setfs_kunit.ko")
+        self.assertEqual(files.get("/root/setfs_user"),
+                         os.path.join(build.user_dir(ctx, t), "setfs_user"))
+
+    def test_user_binaries_are_per_compiler_not_per_target(self):
+        """x86_64, its la57 and debug guests run one setfs_user (one build);
+        another compiler gets its own directory."""
+        ctx = core.Ctx(repo=TOP, cache="/c")
+        ctx.tree = "/c/linux"
+        dirs = {n: build.user_dir(ctx, target.load(ctx, n))
+                for n in ("x86_64", "x86_64-la57", "x86_64+debug", "ppc64le")}
+        self.assertEqual(dirs["x86_64"], dirs["x86_64-la57"])
+        self.assertEqual(dirs["x86_64"], dirs["x86_64+debug"])
+        self.assertNotEqual(dirs["x86_64"], dirs["ppc64le"])
+
+    def test_32_bit_user_binaries_have_64_bit_file_offsets(self):
+        """The user cases pread at 2^32 and beyond: on armv7 off_t must be
+        64 bits with the flags the harness compiles setfs_user with."""
+        ctx = core.Ctx(repo=TOP, cache="/c")
+        cross = target.load(ctx, "armv7").cross
+        # armv7's compiler, else clang -m32 (what run.sh uharness installs)
+        if shutil.which(cross + "gcc"):
+            cc = [cross + "gcc"]
+        elif shutil.which("clang") and os.path.isdir("/usr/include/i386-linux-gnu"):
+            cc = ["clang", "-m32", "-idirafter", "/usr/include/x86_64-linux-gnu"]
+        else:
+            self.skipTest(f"no 32-bit compiler: neither {cross}gcc (run.sh installs it "
+                          "for armv7) nor clang with libc6-dev-i386 (run.sh uharness)")
+        flags = [f for f in build.USER_CFLAGS if f not in ("-static", "-g")]
+        with tempfile.TemporaryDirectory() as d:
+            src = os.path.join(d, "off.c")
+            with open(src, "w") as f:
+                f.write("#include <sys/types.h>\n"
+                        "_Static_assert(sizeof(long) == 4, \"not a 32-bit build\");\n"
+                        "_Static_assert(sizeof(off_t) == 8, \"32-bit off_t\");\n")
+            r = subprocess.run([*cc, *flags, "-fsyntax-only", src],
+                               capture_output=True, text=True, check=False)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+
+class Accel(unittest.TestCase):
+    """KVM is tried when the record's Debian architecture is the host's."""
+
+    def probe(self, host_arch: str, kvm_works: bool):
+        from unittest import mock
+        from harness import qemu
+        ctx = core.Ctx(repo=TOP)
+        started = []
+
+        class Proc:
+            def __init__(self, args, **_kw):
+                started.append(args)
+                log = [a for a in args if a.startswith("file:")][0][5:]
+                with open(log, "w") as f:
+                    f.write("Kernel panic - not syncing\n" if kvm_works else "")
+
+            def wait(self):
+                return 0
+
+        with tempfile.TemporaryDirectory() as d:
+            ctx.cache = d
+            t = target.load(ctx, "x86_64")
+            t.work = os.path.join(d, "work")
+            with mock.patch.dict(os.environ, {"SETFS_ACCEL": "auto"}), \
+                    mock.patch.object(core, "output", return_value=host_arch), \
+                    mock.patch.object(os, "access", return_value=True), \
+                    mock.patch.object(subprocess, "Popen", Proc), \
+                    mock.patch.object(qemu, "_RUNNING", []):
+                got = qemu.accel(ctx, t)
+        return got, started
+
+    def test_kvm_on_the_same_debian_architecture(self):
+        got, started = self.probe("amd64", True)
+        self.assertEqual(got, "kvm")
+        self.assertEqual(len(started), 1)
+        self.assertIn("kvm", started[0])
+
+    def test_tcg_when_kvm_does_not_boot_or_the_arch_differs(self):
+        self.assertEqual(self.probe("amd64", False)[0], "tcg")
+        got, started = self.probe("arm64", True)
+        self.assertEqual((got, started), ("tcg", []))
