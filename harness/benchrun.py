@@ -16,7 +16,6 @@ import difflib
 import json
 import os
 import shutil
-import subprocess
 from typing import List
 
 from harness import bench, build, commands, core, guest, qemu, target, tree
@@ -141,7 +140,7 @@ class Bench:
         os.makedirs(copy)
         files = core.output(["git", "ls-files", "-z", "--cached", "--others",
                              "--exclude-standard"], cwd=ctx.repo)
-        if subprocess.run(["rsync", "-a", "--from0", "--files-from=-", "./", copy + "/"],
+        if core.run_owned(["rsync", "-a", "--from0", "--files-from=-", "./", copy + "/"],
                           cwd=ctx.repo, input=files + "\0", text=True).returncode != 0:
             core.die(f"bench: cannot copy the repository to {copy}")
         edit(os.path.join(copy, "kunit", "proc.c"))

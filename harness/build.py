@@ -10,7 +10,6 @@ business (harness/kinds.py).
 import os
 import re
 import shutil
-import subprocess
 from typing import Dict, List
 
 from harness import core, tree
@@ -419,7 +418,7 @@ def build_rootfs(ctx, t: Target):
         lst = os.path.join(t.work, "initramfs.list")
         core.write(lst, initramfs_list(ctx, t, busybox, fixture, content))
         with open(cpio + ".new", "wb") as fh, open(log, "w") as lfh:
-            rc = subprocess.run([gen, "-t", str(fixture.mtime), lst], stdout=fh,
+            rc = core.run_owned([gen, "-t", str(fixture.mtime), lst], stdout=fh,
                                 stderr=lfh).returncode
         if rc != 0:
             for line in core.read(log, "").splitlines():

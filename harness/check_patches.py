@@ -212,7 +212,7 @@ def _git(repo: str, *args, check=False, stdout=subprocess.PIPE,
     (where bash left them).  check=True dies when it fails: bash's set -e
     ended run.sh there."""
     sys.stdout.flush()
-    proc = subprocess.run(["git", "-C", repo, *args], stdin=subprocess.DEVNULL,
+    proc = core.run_owned(["git", "-C", repo, *args], stdin=subprocess.DEVNULL,
                           stdout=stdout, stderr=stderr, text=True,
                           errors="surrogateescape")
     if check and proc.returncode != 0:
@@ -420,7 +420,7 @@ def check_sources(ctx: Ctx, rev: str) -> List[str]:
 def uncomment(source: bytes) -> Optional[bytes]:
     """C source without its comments (directives kept, nothing expanded),
     without its last newlines; None when the compiler fails on it."""
-    proc = subprocess.run(["gcc", "-fpreprocessed", "-dD", "-E", "-P", "-x", "c", "-"],
+    proc = core.run_owned(["gcc", "-fpreprocessed", "-dD", "-E", "-P", "-x", "c", "-"],
                           input=source, stdout=subprocess.PIPE,
                           stderr=subprocess.DEVNULL)
     return proc.stdout.rstrip(b"\n") if proc.returncode == 0 else None
@@ -428,7 +428,7 @@ def uncomment(source: bytes) -> Optional[bytes]:
 
 def _uncommented_blob(ctx: Ctx, spec: str) -> Optional[bytes]:
     sys.stdout.flush()
-    proc = subprocess.run(["git", "-C", check_tree(ctx), "show", spec],
+    proc = core.run_owned(["git", "-C", check_tree(ctx), "show", spec],
                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
     return uncomment(proc.stdout) if proc.returncode == 0 else None
 
@@ -507,7 +507,7 @@ def _checkpatch(ctx: Ctx, patch: str) -> str:
     env = dict(os.environ, PATH="/usr/bin:" + os.environ.get("PATH", ""))
     sys.stdout.flush()
     try:
-        proc = subprocess.run(["scripts/checkpatch.pl", "--strict", "--terse",
+        proc = core.run_owned(["scripts/checkpatch.pl", "--strict", "--terse",
                                "--no-summary", patch],
                               cwd=check_tree(ctx), env=env, stdin=subprocess.DEVNULL,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -639,7 +639,7 @@ class Checker:
         t0 = core.now()
         name = _basename(patch)
         sys.stdout.flush()
-        am = subprocess.run(["git", "-C", tree, "am", "--quiet", patch],
+        am = core.run_owned(["git", "-C", tree, "am", "--quiet", patch],
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, errors="replace")
         if am.returncode != 0:
@@ -793,7 +793,7 @@ def cocci_run(ctx: Ctx, rule: str, cwd: str, files: Sequence[str]) -> Tuple[bool
             if stop.is_set():
                 return 0, b""
             try:
-                proc = subprocess.run([*cmd, path], cwd=cwd, stdin=subprocess.DEVNULL,
+                proc = core.run_owned([*cmd, path], cwd=cwd, stdin=subprocess.DEVNULL,
                                       stdout=subprocess.PIPE, stderr=log)
             except FileNotFoundError as e:
                 log.write(f"xargs: spatch: {e.strerror}\n".encode())

@@ -243,6 +243,9 @@ def dispatch(ctx: core.Ctx, cmd: str) -> bool:
 
 
 def _terminate(signum, _frame):
+    # TERM to every child's group now, so that threads waiting on one
+    # return; main() then waits for them to go before the lock does.
+    core.begin_stop()
     raise KeyboardInterrupt
 
 
@@ -252,7 +255,7 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     ctx = core.Ctx.from_env()
     os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
-    for sig in (signal.SIGTERM, signal.SIGHUP):
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         signal.signal(sig, _terminate)
     try:
         try:
@@ -284,11 +287,14 @@ def main(argv=None) -> int:
         core.err(f"run.sh: error: {e}")
         return 1
     except KeyboardInterrupt:
-        core.err("run.sh: interrupted; guests stopped")
+        core.begin_stop()
         qemu.stop_all(ctx)
+        core.stop_children()
+        core.err("run.sh: interrupted; every process it started is stopped")
         return 130
     finally:
         qemu.stop_all(ctx)
+        core.stop_children()
 
 
 def results_json(ctx: core.Ctx):

@@ -168,7 +168,7 @@ def cmd_selftest(ctx: core.Ctx) -> bool:
     passed = failed = 0
     core.out("==== harness ====")
     for name, want, args in SELFTEST_CASES:
-        proc = subprocess.run([os.path.join(ctx.repo, "run.sh"), *args.split()],
+        proc = core.run_owned([os.path.join(ctx.repo, "run.sh"), *args.split()],
                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True)
         text = proc.stdout.rstrip("\n")
@@ -247,7 +247,7 @@ def cmd_harness_tests(ctx: core.Ctx) -> bool:
     the bench tables), one case per test.  They read the prepared tree's
     kunit_parser.py."""
     core.out("==== harness unit tests ====")
-    proc = subprocess.run(["python3", "-m", "harness.unittests"], cwd=ctx.repo,
+    proc = core.run_owned(["python3", "-m", "harness.unittests"], cwd=ctx.repo,
                           env=dict(os.environ, SETFS_TREE=ctx.tree),
                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True)

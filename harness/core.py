@@ -12,10 +12,12 @@ import hashlib
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 import time
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Set
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -184,6 +186,115 @@ def _missing(args: Sequence[str]) -> bool:
     return os.sep not in args[0] and shutil.which(args[0]) is None
 
 
+# ------------------------------------------------------------ children
+
+# Every child the harness starts (make and the compilers below it, QEMU,
+# apt, spatch, git) runs in a process group of its own, kept here while
+# it runs, so that an interrupted run stops all of them before it lets
+# its lock go: a build left running would write into the build directory
+# of the next run.
+_CHILDREN: Set[subprocess.Popen] = set()
+_CHILDREN_LOCK = threading.Lock()
+_STOPPING = threading.Event()
+GRACE = 5.0     # seconds between SIGTERM and SIGKILL
+
+
+class Stopping(Exception):
+    """A child asked for while the run is stopping."""
+
+
+def popen(args: Sequence[str], **kwargs) -> subprocess.Popen:
+    """subprocess.Popen in a new session (so a process group of its own),
+    registered until forget() or the run stops it."""
+    with _CHILDREN_LOCK:
+        if _STOPPING.is_set():
+            raise Stopping(f"{args[0]}: not started, the run is stopping")
+        proc = subprocess.Popen(args, start_new_session=True, **kwargs)
+        _CHILDREN.add(proc)
+    return proc
+
+
+def forget(proc: subprocess.Popen):
+    with _CHILDREN_LOCK:
+        _CHILDREN.discard(proc)
+
+
+def run_owned(args: Sequence[str], *, input=None, **kwargs) -> subprocess.CompletedProcess:
+    """subprocess.run(ARGS) through popen(): an exception while it waits
+    (the interrupt above all) stops the child's group before going on."""
+    if input is not None:
+        if kwargs.get("stdin") not in (None, subprocess.PIPE):
+            raise ValueError("run_owned: input= with a stdin of its own")
+        kwargs["stdin"] = subprocess.PIPE
+    proc = popen(args, **kwargs)
+    try:
+        out, err = proc.communicate(input)
+    except BaseException:
+        stop_group([proc])
+        raise
+    finally:
+        forget(proc)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _signal_groups(procs, sig):
+    for p in procs:
+        try:
+            os.killpg(p.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def stop_group(procs, grace: float = None):
+    """TERM to each child's group, KILL to what is left after GRACE,
+    then wait until the groups are gone (their processes reaped)."""
+    grace = GRACE if grace is None else grace
+    procs = list(procs)
+    _signal_groups(procs, signal.SIGTERM)
+    for sig_deadline, sig in ((grace, signal.SIGKILL), (2.0, None)):
+        end = time.monotonic() + sig_deadline
+        while time.monotonic() < end:
+            for p in procs:
+                p.poll()
+            if not any(_group_alive(p.pid) for p in procs):
+                return
+            time.sleep(0.05)
+        if sig:
+            _signal_groups(procs, sig)
+    for p in procs:
+        p.poll()
+
+
+def begin_stop():
+    """From the signal handler: start no more children and send TERM to
+    the running ones' groups at once (threads waiting on them return)."""
+    _STOPPING.set()
+    with _CHILDREN_LOCK:
+        procs = list(_CHILDREN)
+    _signal_groups(procs, signal.SIGTERM)
+
+
+def stop_children(grace: float = None):
+    """Stop every child still registered and what it started: TERM, then
+    KILL after GRACE seconds.  Returns when none of their groups is left."""
+    _STOPPING.set()
+    with _CHILDREN_LOCK:
+        procs = list(_CHILDREN)
+        _CHILDREN.clear()
+    if procs:
+        stop_group(procs, grace)
+
+
 def run(args: Sequence[str], *, cwd=None, env=None, log=None, append=False,
         check=False, stdin=subprocess.DEVNULL, capture=False, text=True):
     """Run ARGS; its output to LOG (a path) or captured or inherited.
@@ -193,13 +304,12 @@ def run(args: Sequence[str], *, cwd=None, env=None, log=None, append=False,
         die(f"{args[0]}: command not found")
     if log is not None:
         with open(log, "a" if append else "w") as fh:
-            proc = subprocess.run(args, stdout=fh, stderr=subprocess.STDOUT, **kwargs)
+            proc = run_owned(args, stdout=fh, stderr=subprocess.STDOUT, **kwargs)
     elif capture:
-        proc = subprocess.run(args, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, **kwargs)
+        proc = run_owned(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs)
     else:
         sys.stdout.flush()
-        proc = subprocess.run(args, **kwargs)
+        proc = run_owned(args, **kwargs)
     if check and proc.returncode != 0:
         die(f"{shlex.join(args)} failed (exit {proc.returncode})")
     return proc
@@ -215,10 +325,12 @@ def output(args: Sequence[str], *, cwd=None, env=None, check=True,
             return ""
         die(f"{args[0]}: command not found")
     stdin = subprocess.DEVNULL if stdin_text is None else None
-    proc = subprocess.run(args, cwd=cwd, env=_env(env), stdin=stdin, input=stdin_text,
-                          stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT if stderr_too else subprocess.PIPE,
-                          text=True, errors="replace")
+    if stdin_text is not None:
+        stdin = subprocess.PIPE
+    proc = run_owned(args, cwd=cwd, env=_env(env), stdin=stdin, input=stdin_text,
+                     stdout=subprocess.PIPE,
+                     stderr=subprocess.STDOUT if stderr_too else subprocess.PIPE,
+                     text=True, errors="replace")
     if check and proc.returncode != 0:
         msg = (proc.stderr or proc.stdout or "").strip()
         die(f"{shlex.join(args)} failed (exit {proc.returncode})" +
@@ -230,9 +342,9 @@ def ok(args: Sequence[str], *, cwd=None) -> bool:
     """Whether ARGS exits 0 (its output discarded)."""
     if _missing(args):
         return False
-    return subprocess.run(args, cwd=cwd, stdin=subprocess.DEVNULL,
-                          stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL).returncode == 0
+    return run_owned(args, cwd=cwd, stdin=subprocess.DEVNULL,
+                     stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL).returncode == 0
 
 
 def git(repo: str, *args, check=True) -> str:
@@ -328,9 +440,8 @@ def write_stamp(path: str, key: str):
 # --------------------------------------------------------------- packages
 
 def _installed(pkg: str) -> bool:
-    proc = subprocess.run(["dpkg-query", "-W", "-f=${Status}", pkg],
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                          text=True)
+    proc = run_owned(["dpkg-query", "-W", "-f=${Status}", pkg],
+                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     return "install ok installed" in proc.stdout
 
 

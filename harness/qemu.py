@@ -20,15 +20,12 @@ _RUNNING: List[subprocess.Popen] = []
 
 
 def stop_all(ctx: Optional[core.Ctx] = None):
-    """Kill every guest still running, and remove half-written files."""
+    """Kill every guest still running (its whole process group: timeout(1)
+    and QEMU), and remove half-written files."""
+    procs = [p for p in _RUNNING if p.poll() is None]
+    core.stop_group(procs, grace=10)
     for p in _RUNNING:
-        if p.poll() is None:
-            p.terminate()
-    for p in _RUNNING:
-        try:
-            p.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            p.kill()
+        core.forget(p)
     _RUNNING.clear()
     # Only a run that chose its base and holds the lock owns these: one
     # that stopped before (a usage error, --help) or could not get the
@@ -62,13 +59,13 @@ def accel(ctx: core.Ctx, t: Target) -> str:
         probe_log = os.path.join(t.work, "kvm-probe.log")
         os.makedirs(t.work, exist_ok=True)
         # in _RUNNING, so that an interrupt stops it too
-        proc = subprocess.Popen(["timeout", "-k", "2", "15", t.qemu, "-accel", "kvm",
-                                 *t.rec.qemu["args"], "-m", "256", "-nodefaults",
-                                 "-display", "none", "-no-reboot", "-serial",
-                                 f"file:{probe_log}", "-kernel", kind_of(ctx, t).image(),
-                                 "-append", f"console={t.rec.qemu['console']} panic=-1"],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
+        proc = core.popen(["timeout", "-k", "2", "15", t.qemu, "-accel", "kvm",
+                           *t.rec.qemu["args"], "-m", "256", "-nodefaults",
+                           "-display", "none", "-no-reboot", "-serial",
+                           f"file:{probe_log}", "-kernel", kind_of(ctx, t).image(),
+                           "-append", f"console={t.rec.qemu['console']} panic=-1"],
+                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL)
         _RUNNING.append(proc)
         works = proc.wait() == 0 and "Kernel panic" in core.read(probe_log, "")
         core.write(cachef, ("kvm" if works else "tcg") + "\n")
@@ -133,9 +130,9 @@ def start(ctx: core.Ctx, t: Target, mode: str = "test", console: str = "") -> Gu
         core.info(f"booting {t.name} ({acc}, timeout {ctx.boot_timeout}s, console: {log})")
     t0 = core.now()
     with open(os.path.join(t.work, "qemu.log"), "w") as qlog:
-        proc = subprocess.Popen(["timeout", "-k", "5", str(ctx.boot_timeout), *cmd,
-                                 "-serial", f"file:{log}"], stdin=subprocess.DEVNULL,
-                                stdout=qlog, stderr=subprocess.STDOUT)
+        proc = core.popen(["timeout", "-k", "5", str(ctx.boot_timeout), *cmd,
+                           "-serial", f"file:{log}"], stdin=subprocess.DEVNULL,
+                          stdout=qlog, stderr=subprocess.STDOUT)
     _RUNNING.append(proc)
     core.write(os.path.join(t.work, "accel"), acc + "\n")
     return Guest(t, proc, t0, log, acc)

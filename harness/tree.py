@@ -165,7 +165,7 @@ def am_series(ctx, pristine: str, tid: str, patches: List[str]):
     """git am each patch on the tree; on failure, back to PRISTINE and stop
     naming the patch."""
     for p in patches:
-        proc = subprocess.run(["git", "-C", ctx.tree, "am", "--quiet", p],
+        proc = core.run_owned(["git", "-C", ctx.tree, "am", "--quiet", p],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               text=True)
         if proc.returncode != 0:
