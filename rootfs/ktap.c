@@ -3,12 +3,25 @@
  * The KTAP writer of setfs_user (see ktap.h).  Output is line buffered
  * and flushed before every case, so a crash still leaves every finished
  * result on stdout.
+ *
+ * Each group runs in a child process, as kselftest_harness.h runs each
+ * test: a case that crashes (a signal), exits or hangs past
+ * setfs_case_timeout fails with the cause named, and a new child goes on
+ * with the next case, so the rest of the group and the later groups still
+ * report.  The child tells the parent where it is through a shared page.
  */
-#define _GNU_SOURCE	/* strchrnul() */
+#define _GNU_SOURCE	/* strchrnul(), sigabbrev_np() */
+#include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ktap.h"
 
@@ -124,41 +137,231 @@ static double monotonic_seconds(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-unsigned int ktap_run_group(const struct ktap_group *g, unsigned int number)
+/* Where a group's process is, for its parent (MAP_SHARED). */
+struct group_progress {
+	unsigned int next;	/* the first row (flat index) not yet run */
+	unsigned int running;	/* the row running, or NOT_RUNNING */
+	unsigned int n;		/* results printed */
+	unsigned int failed;
+	double started;		/* when @running started */
+	int done;		/* the group's process got to its end */
+};
+
+#define NOT_RUNNING UINT_MAX
+
+/* The row at flat index @k of @g (tables one after the other). */
+static const void *flat_row(const struct ktap_group *g, unsigned int k,
+			    const struct ktap_table **tabp, const char **namep)
+{
+	unsigned int t;
+
+	*tabp = NULL;
+	*namep = NULL;
+	for (t = 0; t < g->ntables; t++) {
+		const struct ktap_table *tab = &g->tables[t];
+
+		if (k < tab->count) {
+			*tabp = tab;
+			*namep = row_name(tab, k);
+			return (const char *)tab->rows + k * tab->row_size;
+		}
+		k -= tab->count;
+	}
+	return NULL;
+}
+
+static unsigned int flat_count(const struct ktap_group *g)
+{
+	unsigned int t, n = 0;
+
+	for (t = 0; t < g->ntables; t++)
+		n += g->tables[t].count;
+	return n;
+}
+
+/* The group from row p->next on, in this process: setup, cases, teardown. */
+static void run_rows(const struct ktap_group *g, struct group_progress *p)
 {
 	const char *setup_err = NULL;
-	unsigned int t, i, n = 0, failed = 0;
+	unsigned int k, total = flat_count(g);
+
+	if (g->setup)
+		setup_err = g->setup();
+	for (k = p->next; k < total; k++) {
+		const struct ktap_table *tab;
+		const char *name;
+		const void *row = flat_row(g, k, &tab, &name);
+		enum case_result r;
+
+		if (!name || !ktap_selected(g->name, name)) {
+			p->next = k + 1;
+			continue;
+		}
+		skip_reason = NULL;
+		p->started = monotonic_seconds();
+		p->running = k;
+		if (setup_err) {
+			diag("group setup failed: %s", setup_err);
+			r = CASE_FAIL;
+		} else {
+			r = tab->run(row);
+		}
+		ktap_result(++p->n, name, r);
+		p->failed += r == CASE_FAIL;
+		p->running = NOT_RUNNING;
+		p->next = k + 1;
+	}
+	if (g->teardown && !setup_err)
+		g->teardown();
+	fflush(stdout);
+	p->done = 1;
+}
+
+/* setfs_case_timeout=SECONDS (0: none); a case taking longer is killed. */
+static unsigned int case_timeout(void)
+{
+	const char *s = getenv("setfs_case_timeout");
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s)
+		return KTAP_CASE_TIMEOUT;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v > UINT_MAX) {
+		printf("# setfs_case_timeout=%s is not a number of seconds; using %u\n",
+		       s, KTAP_CASE_TIMEOUT);
+		return KTAP_CASE_TIMEOUT;
+	}
+	return v;
+}
+
+static void describe_status(int status, char *buf, size_t len)
+{
+	if (WIFSIGNALED(status)) {
+		const char *abbrev = sigabbrev_np(WTERMSIG(status));
+
+		snprintf(buf, len, "killed by SIG%s (signal %d)",
+			 abbrev ? abbrev : "?", WTERMSIG(status));
+	} else {
+		snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
+	}
+}
+
+/*
+ * Wait for the group's process @pid; a case running longer than @timeout
+ * seconds (0: no limit) is killed.  Returns the wait status and sets
+ * *@timed_out.
+ */
+static int wait_group(pid_t pid, struct group_progress *p, unsigned int timeout,
+		      bool *timed_out)
+{
+	const struct timespec tick = { 0, 20 * 1000 * 1000 };
+	int status;
+	pid_t got;
+
+	*timed_out = false;
+	for (;;) {
+		got = waitpid(pid, &status, timeout ? WNOHANG : 0);
+		if (got == pid)
+			return status;
+		if (got < 0 && errno != EINTR) {
+			printf("    # waitpid: %s\n", strerror(errno));
+			return 0;
+		}
+		if (timeout && !*timed_out && p->running != NOT_RUNNING &&
+		    monotonic_seconds() - p->started > timeout) {
+			*timed_out = true;
+			kill(pid, SIGKILL);
+		}
+		if (got == 0)
+			nanosleep(&tick, NULL);
+	}
+}
+
+unsigned int ktap_run_group(const struct ktap_group *g, unsigned int number)
+{
+	unsigned int timeout = case_timeout(), total = flat_count(g), k;
+	struct group_progress *p, local = { .running = NOT_RUNNING };
 	double t0 = monotonic_seconds();
+	bool broken = false;
+	unsigned int failed;
 
 	printf("    KTAP version 1\n    # Subtest: %s\n    1..%u\n", g->name,
 	       selected_count(g));
 	fflush(stdout);
-	if (g->setup)
-		setup_err = g->setup();
-	for (t = 0; t < g->ntables; t++) {
-		const struct ktap_table *tab = &g->tables[t];
-
-		for (i = 0; i < tab->count; i++) {
-			const void *row = (const char *)tab->rows +
-					  i * tab->row_size;
-			const char *name = row_name(tab, i);
-			enum case_result r;
-
-			if (!name || !ktap_selected(g->name, name))
-				continue;
-			skip_reason = NULL;
-			if (setup_err) {
-				diag("group setup failed: %s", setup_err);
-				r = CASE_FAIL;
-			} else {
-				r = tab->run(row);
-			}
-			ktap_result(++n, name, r);
-			failed += r == CASE_FAIL;
-		}
+	p = mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		printf("    # mmap: %s: the group runs without isolation\n",
+		       strerror(errno));
+		p = NULL;
+	} else {
+		*p = local;
 	}
-	if (g->teardown && !setup_err)
-		g->teardown();
+	while (p && !p->done) {
+		char why[64];
+		bool timed_out;
+		const struct ktap_table *tab;
+		const char *name;
+		int status;
+		pid_t pid;
+
+		fflush(stdout);
+		pid = fork();
+		if (pid < 0) {
+			printf("    # fork: %s: the rest of the group runs without isolation\n",
+			       strerror(errno));
+			local = *p;
+			munmap(p, sizeof(*p));
+			p = NULL;
+			break;
+		}
+		if (pid == 0) {
+			run_rows(g, p);
+			_exit(0);
+		}
+		status = wait_group(pid, p, timeout, &timed_out);
+		if (p->done && !timed_out && WIFEXITED(status) && !WEXITSTATUS(status))
+			break;
+		if (timed_out)
+			snprintf(why, sizeof(why), "timed out after %u s (setfs_case_timeout)",
+				 timeout);
+		else
+			describe_status(status, why, sizeof(why));
+		if (p->running == NOT_RUNNING) {
+			/* outside a case: in setup or teardown */
+			printf("    # the group's process %s outside a case\n", why);
+			broken = true;
+			break;
+		}
+		flat_row(g, p->running, &tab, &name);
+		diag("%s: %s", name, why);
+		ktap_result(++p->n, name, CASE_FAIL);
+		p->failed++;
+		p->next = p->running + 1;
+		p->running = NOT_RUNNING;
+	}
+	if (!p) {
+		/* no shared page or no fork: in this process, from where it got */
+		p = &local;
+		run_rows(g, p);
+	}
+	/* rows never reached (the process died outside a case) still count */
+	for (k = p->next; broken && k < total; k++) {
+		const struct ktap_table *tab;
+		const char *name;
+
+		flat_row(g, k, &tab, &name);
+		if (!name || !ktap_selected(g->name, name))
+			continue;
+		diag("not run: the group's process died before it");
+		ktap_result(++p->n, name, CASE_FAIL);
+		p->failed++;
+	}
+	failed = p->failed + broken;
+	if (p != &local)
+		munmap(p, sizeof(*p));
 	printf("%s %u %s\n", failed ? "not ok" : "ok", number, g->name);
 	/* how long the group took: report_target() in run.sh tabulates it */
 	printf("# setfs-time: %s %.2f\n", g->name, monotonic_seconds() - t0);

@@ -116,8 +116,20 @@ unsigned int ktap_group_select(const struct ktap_group *g);
 
 /*
  * Runs the selected cases of @g as subtest @number (after
- * ktap_group_select()); returns the failures.
+ * ktap_group_select()) in a child process, and a new one after each case
+ * that crashes, exits or times out (that case fails, the cause named);
+ * returns the failures.
  */
 unsigned int ktap_run_group(const struct ktap_group *g, unsigned int number);
+
+/*
+ * A case that runs longer than this many seconds is killed and fails
+ * (setfs_case_timeout=SECONDS overrides it, 0 for none).  Above every
+ * watchdog_arm() of setfs_user (fuzz: 60 s + 1 s per 1000 operations,
+ * 160 s at the full soak; unload: 240 s), so that theirs fire first and
+ * dump the blocked tasks; below the host's default guest timeout (300 s).
+ * The longest group takes under a minute under TCG with the full soak.
+ */
+#define KTAP_CASE_TIMEOUT 250
 
 #endif /* _SETFS_KTAP_H */

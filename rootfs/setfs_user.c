@@ -25,6 +25,7 @@
 #include "setfs_user.h"
 
 static const struct ktap_group *const groups[] = {
+	&isolation_group,
 	&proc_group,
 	&splice_group,
 	&kernel_rw_group,

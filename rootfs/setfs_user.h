@@ -40,6 +40,7 @@ extern const struct ktap_group procread_group;
 extern const struct ktap_group edges_group;
 extern const struct ktap_group iouring_group;
 extern const struct ktap_group oabi_group;
+extern const struct ktap_group isolation_group;
 
 /* "setfs_user bench": the measurements of bench.c; the exit status. */
 int bench_main(void);

@@ -465,13 +465,15 @@ class GuestContents(unittest.TestCase):
         ctx = core.Ctx(repo=TOP, cache="/c")
         cross = target.load(ctx, "armv7").cross
         # armv7's compiler, else clang -m32 (what run.sh uharness installs)
-        if shutil.which(cross + "gcc"):
+        if shutil.which(cross + "gcc") and os.path.isdir(f"/usr/{cross.rstrip('-')}/include"):
             cc = [cross + "gcc"]
-        elif shutil.which("clang") and os.path.isdir("/usr/include/i386-linux-gnu"):
+        elif shutil.which("clang") and \
+                os.path.isfile("/usr/include/x86_64-linux-gnu/gnu/stubs-32.h"):
             cc = ["clang", "-m32", "-idirafter", "/usr/include/x86_64-linux-gnu"]
         else:
-            self.skipTest(f"no 32-bit compiler: neither {cross}gcc (run.sh installs it "
-                          "for armv7) nor clang with libc6-dev-i386 (run.sh uharness)")
+            self.skipTest(f"no 32-bit compiler: neither {cross}gcc with its libc (run.sh "
+                          "installs them for armv7) nor clang with libc6-dev-i386 "
+                          "(run.sh uharness)")
         flags = [f for f in build.USER_CFLAGS if f not in ("-static", "-g")]
         with tempfile.TemporaryDirectory() as d:
             src = os.path.join(d, "off.c")
