@@ -276,7 +276,7 @@ class Bench:
             core.die(f"bench series: base {ctx.base.name} has no procfs series "
                      f"({ctx.base.path}: series.procfs), so nothing to measure against "
                      "the pristine tree")
-        rounds = os.environ.get("SETFS_SERIES_ROUNDS") or "3"
+        rounds = ctx.settings.series_rounds
         if not rounds.isdigit() or int(rounds) == 0:
             core.die("SETFS_SERIES_ROUNDS must be a number above 0")
         core.ensure_pkgs(ctx, core.HOST_PKGS)

@@ -89,7 +89,7 @@ def make_args(ctx: core.Ctx, t: Target, src: str) -> List[str]:
 
 
 def ccache_env(ctx) -> Dict[str, str]:
-    return {"CCACHE_DIR": os.environ.get("CCACHE_DIR") or os.path.join(ctx.cache_root, "ccache")}
+    return {"CCACHE_DIR": ctx.settings.ccache_dir or os.path.join(ctx.cache_root, "ccache")}
 
 
 def run_make(ctx, t: Target, src: str, log: str, what: str, *args):

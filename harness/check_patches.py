@@ -35,7 +35,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from harness import core
+from harness import core, settings
 from harness.core import Ctx, info, out, err
 
 # Where an object is compile-tested: a path prefix -> the ARCH to build it
@@ -504,7 +504,7 @@ def _checkpatch(ctx: Ctx, patch: str) -> str:
     """checkpatch.pl's reports on PATCH, its errors included.  Debian's
     python3 first: scripts/spdxcheck.py needs the ply of python3-ply,
     which another python3 earlier in PATH lacks."""
-    env = dict(os.environ, PATH="/usr/bin:" + os.environ.get("PATH", ""))
+    env = settings.child_env({"PATH": "/usr/bin:" + settings.host_path()})
     sys.stdout.flush()
     try:
         proc = core.run_owned(["scripts/checkpatch.pl", "--strict", "--terse",

@@ -12,7 +12,7 @@ import signal
 import subprocess
 import sys
 
-from harness import core, kinds, target
+from harness import core, kinds, settings, target
 
 # export --author: one line, a name, one address in angle brackets
 AUTHOR_RE = re.compile(r"[^<>\n]*[^<>\s][^<>\n]* <[^<>\s@]+@[^<>\s@]+>")
@@ -207,7 +207,7 @@ def lock(ctx: core.Ctx):
     holds)."""
     root = ctx.cache_root
     os.makedirs(ctx.cache, exist_ok=True)
-    if os.environ.get("SETFS_LOCK_HELD") == root:
+    if ctx.settings.lock_held == root:
         return None
     fh = open(os.path.join(root, "lock"), "w")
     try:
@@ -223,11 +223,7 @@ def identity():
     if shutil.which("git") and \
             core.output(["git", "config", "--get", "user.email"], check=False):
         return
-    env = os.environ
-    env.setdefault("GIT_AUTHOR_NAME", "setfs-probe")
-    env.setdefault("GIT_AUTHOR_EMAIL", "setfs-probe@localhost")
-    env.setdefault("GIT_COMMITTER_NAME", env["GIT_AUTHOR_NAME"])
-    env.setdefault("GIT_COMMITTER_EMAIL", env["GIT_AUTHOR_EMAIL"])
+    settings.default_git_identity()
 
 
 def dispatch(ctx: core.Ctx, cmd: str) -> bool:
@@ -254,7 +250,7 @@ def main(argv=None) -> int:
 
     argv = sys.argv[1:] if argv is None else argv
     ctx = core.Ctx.from_env()
-    os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+    settings.prepare_process()
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         signal.signal(sig, _terminate)
     try:
@@ -301,7 +297,7 @@ def results_json(ctx: core.Ctx):
     """SETFS_RESULTS=FILE: the run's stage results and test part times as
     JSON, for bench cold (which runs CI in a clone and reads them back,
     instead of reading its output)."""
-    path = os.environ.get("SETFS_RESULTS")
+    path = ctx.settings.results
     if not path:
         return
     import dataclasses

@@ -12,7 +12,7 @@ import shutil
 import subprocess
 from typing import List, Optional, Tuple
 
-from harness import core, qemu, report, stage, target, tree
+from harness import core, qemu, report, settings, stage, target, tree
 from harness.kinds import kind_of
 
 # The closing line every part of "test" ends with.
@@ -248,7 +248,7 @@ def cmd_harness_tests(ctx: core.Ctx) -> bool:
     kunit_parser.py."""
     core.out("==== harness unit tests ====")
     proc = core.run_owned(["python3", "-m", "harness.unittests"], cwd=ctx.repo,
-                          env=dict(os.environ, SETFS_TREE=ctx.tree),
+                          env=settings.child_env({"SETFS_TREE": ctx.tree}),
                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True)
     text = proc.stdout.rstrip("\n")
@@ -268,7 +268,7 @@ def cmd_test(ctx: core.Ctx) -> bool:
     from harness import check_patches     # its own module: the largest part
 
     lists = target.lists()
-    if not ctx.arches_given and os.environ.get("SETFS_CI") == "1":
+    if not ctx.arches_given and ctx.settings.ci:
         # .ci/run: test's targets whose record says ci = false stay out (a
         # cold CI run has no time for their kernels); each counts as one
         # skip, named.

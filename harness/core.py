@@ -19,6 +19,8 @@ import threading
 import time
 from typing import Dict, List, Optional, Sequence, Set
 
+from harness.settings import Settings, child_env
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Packages every run needs on the host; targets add their own (packages).
@@ -117,17 +119,19 @@ class Ctx:
     kunit_stages: list = dataclasses.field(default_factory=list)
     # the cache lock's open file (harness/cli.py lock())
     lock: object = None
+    # the environment's settings, read once (harness/settings.py)
+    settings: Settings = dataclasses.field(default_factory=Settings)
 
     @classmethod
-    def from_env(cls, environ=os.environ):
-        cache = environ.get("SETFS_CACHE") or os.path.join(
-            environ.get("XDG_CACHE_HOME") or os.path.join(
-                os.path.expanduser("~"), ".cache"), "setfs-probe")
-        jobs = environ.get("SETFS_JOBS") or str(ncpus())
-        return cls(cache_root=cache, base_name=environ.get("SETFS_BASE", ""),
-                   tarball_given=environ.get("SETFS_TARBALL", ""),
+    def from_env(cls, environ=None):
+        """The context of a run whose settings come from ENVIRON (None:
+        this process's environment)."""
+        s = Settings.from_environ(environ)
+        jobs = s.jobs or str(ncpus())
+        return cls(cache_root=s.cache_root, base_name=s.base_name,
+                   tarball_given=s.tarball,
                    jobs=int(jobs) if jobs.isdigit() else 1,
-                   boot_timeout=environ.get("SETFS_TIMEOUT") or "300")
+                   boot_timeout=s.timeout or "300", settings=s)
 
     def use_base(self, name: str = None):
         """Select the base NAME (default: base_name, else the default
@@ -178,7 +182,7 @@ class Ctx:
 
 def _env(env) -> Optional[Dict[str, str]]:
     """The environment with ENV's variables added (None: inherit)."""
-    return dict(os.environ, **env) if env else None
+    return child_env(env) if env else None
 
 
 def _missing(args: Sequence[str]) -> bool:
@@ -485,4 +489,4 @@ def gcc_version(cross: str) -> str:
 
 
 def env_dict() -> Dict[str, str]:
-    return dict(os.environ)
+    return child_env()

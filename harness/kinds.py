@@ -113,7 +113,7 @@ class TreeKind(Kind):
         # pristine procfs side, as on a distribution's kernel.
         if not ctx.base.procfs and "setfs_series=none" not in g["cmdline"]:
             append += " setfs_series=none"
-        extra = os.environ.get("SETFS_GUEST_ARGS", "")
+        extra = ctx.settings.guest_args
         if extra:
             append += " " + extra
         return ["-initrd", os.path.join(t.work, "initramfs.cpio"), "-append", append]

@@ -43,7 +43,7 @@ def stop_all(ctx: Optional[core.Ctx] = None):
 def accel(ctx: core.Ctx, t: Target) -> str:
     """KVM only when the guest matches the host and a short boot proves it
     works; nested KVM here exists but hangs, so the answer is cached."""
-    want = os.environ.get("SETFS_ACCEL") or "auto"
+    want = ctx.settings.accel
     if want in ("tcg", "kvm"):
         return want
     if want != "auto":

@@ -76,7 +76,8 @@ class Interrupt(unittest.TestCase):
                     time.sleep(0.05)
                 else:
                     self.fail("the run's writers did not start")
-                self.assertEqual(len(processes_naming(out)), 2)
+                # both shells (a fork about to exec sleep may show up too)
+                self.assertGreaterEqual(len(processes_naming(out)), 2)
                 run.send_signal(signal.SIGTERM)
                 text, _ = run.communicate(timeout=30)
             finally:
