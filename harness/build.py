@@ -92,10 +92,9 @@ def ccache_env(ctx) -> Dict[str, str]:
     return {"CCACHE_DIR": ctx.settings.ccache_dir or os.path.join(ctx.cache_root, "ccache")}
 
 
-def run_make(ctx, t: Target, src: str, log: str, what: str, *args):
+def run_make(ctx, t: Target, log: str, what: str, cmd: List[str]):
     try:
-        run_logged(make_args(ctx, t, src) + list(args), log, what, header=True,
-                   env=ccache_env(ctx))
+        run_logged(cmd, log, what, header=True, env=ccache_env(ctx))
     except StageFailed as e:
         raise StageFailed(f"{t.name}: {what} failed (full log: {log})", e.log,
                           e.lines, True) from None
@@ -139,6 +138,45 @@ def verify_config(ctx, t: Target, cfg: str, frags: List[str]):
                  f"(missing dependencies?); see {cfg}")
 
 
+def allno_config(t: Target) -> str:
+    return os.path.join(t.work, "allno.config")
+
+
+def config_commands(ctx, t: Target, src: str) -> List[List[str]]:
+    """make allnoconfig with the merged fragments, then olddefconfig."""
+    return [make_args(ctx, t, src) + [f"KCONFIG_ALLCONFIG={allno_config(t)}", "allnoconfig"],
+            make_args(ctx, t, src) + ["olddefconfig"]]
+
+
+def kernel_commands(ctx, t: Target, src: str) -> List[List[str]]:
+    """The kernel, then its in-tree modules installed for the guest."""
+    return [make_args(ctx, t, src) + ["all"],
+            make_args(ctx, t, src) + ["modules_install",
+                                      f"INSTALL_MOD_PATH={os.path.join(t.kwork, 'modroot')}",
+                                      "INSTALL_MOD_STRIP=1"]]
+
+
+def modules_command(ctx, t: Target) -> List[str]:
+    """module/ and kunit/ (synced to T.work/ext) against the tree's build."""
+    return make_args(ctx, t, ctx.tree) + [f"M={os.path.join(t.work, 'ext')}", "W=1", "modules"]
+
+
+def user_sources(ctx) -> List[str]:
+    rootfs = os.path.join(ctx.repo, "rootfs")
+    return sorted((os.path.join(rootfs, f) for f in os.listdir(rootfs)
+                   if f.endswith(".c") and os.path.isfile(os.path.join(rootfs, f))),
+                  key=os.fsencode)
+
+
+def user_commands(ctx, t: Target) -> List[List[str]]:
+    """setfs_user, then the tree's splice selftest helper."""
+    out, gcc = user_dir(ctx, t), f"{t.cross}gcc"
+    return [[gcc, *USER_CFLAGS, f"-I{ctx.repo}/module/include",
+             "-o", os.path.join(out, "setfs_user"), *user_sources(ctx)],
+            [gcc, "-static", "-O2", "-o", os.path.join(out, "splice_read"),
+             os.path.join(ctx.tree, SPLICE_SELFTEST, "splice_read.c")]]
+
+
 def configure_kernel(ctx, t: Target, frags: List[str], src: str, src_key: str):
     key = f"{tree.tree_id(ctx)} {src_key} " + \
         core.hash_files(ctx.repo, frags + [os.path.join(ctx.repo, t.rec.path)])
@@ -151,18 +189,16 @@ def configure_kernel(ctx, t: Target, frags: List[str], src: str, src_key: str):
         # The fragments merged here, not by merge_config.sh: that script
         # makes its temporary files in the source tree, and a run killed
         # while it works leaves them there for the tree guard to find.
-        merged = os.path.join(t.work, "allno.config")
-        core.write(merged, "".join(line + "\n" for line in
-                                   config_settings(ctx, frags)[0].values()))
+        allno, olddef = config_commands(ctx, t, src)
+        core.write(allno_config(t), "".join(line + "\n" for line in
+                                            config_settings(ctx, frags)[0].values()))
         try:
-            run_logged(make_args(ctx, t, src) + [f"KCONFIG_ALLCONFIG={merged}",
-                                                 "allnoconfig"],
-                       log, "", env=ccache_env(ctx))
+            run_logged(allno, log, "", env=ccache_env(ctx))
         except StageFailed as e:
             raise StageFailed(f"{t.name}: make allnoconfig with the config fragments failed "
                               f"(log: {log})", e.log) from None
         try:
-            run_logged(make_args(ctx, t, src) + ["olddefconfig"], log, "", append=True)
+            run_logged(olddef, log, "", append=True)
         except StageFailed as e:
             raise StageFailed(f"{t.name}: make olddefconfig failed", e.log) from None
         verify_config(ctx, t, cfg, frags)
@@ -179,12 +215,12 @@ def build_kernel(ctx, t: Target, src: str, src_key: str):
 
     def body():
         core.info(f"building the {t.name} kernel (log: {t.work}/build.log)")
-        run_make(ctx, t, src, os.path.join(t.work, "build.log"), "kernel build", "all")
+        build_all, install = kernel_commands(ctx, t, src)
+        run_make(ctx, t, os.path.join(t.work, "build.log"), "kernel build", build_all)
         # In-tree modules (test_module for the splice selftest) for the guest.
         shutil.rmtree(modroot, ignore_errors=True)
-        run_make(ctx, t, src, os.path.join(t.work, "modules_install.log"),
-                 "modules_install", "modules_install", f"INSTALL_MOD_PATH={modroot}",
-                 "INSTALL_MOD_STRIP=1")
+        run_make(ctx, t, os.path.join(t.work, "modules_install.log"), "modules_install",
+                 install)
         return "built"
 
     res = Stage(ctx, "kernel", key=key, stamp=os.path.join(t.kwork, "stamp.kernel"),
@@ -225,8 +261,8 @@ def build_modules(ctx, t: Target):
     def body():
         os.makedirs(src, exist_ok=True)
         sync_sources(src, *module_sources(ctx))
-        run_make(ctx, t, ctx.tree, os.path.join(t.work, "modules.log"), "module build",
-                 f"M={src}", "W=1", "modules")
+        run_make(ctx, t, os.path.join(t.work, "modules.log"), "module build",
+                 modules_command(ctx, t))
         return "built (W=1)"
 
     return Stage(ctx, "modules", key=key, stamp=os.path.join(t.work, "stamp.modules"),
@@ -249,9 +285,6 @@ def user_dir(ctx, t: Target) -> str:
 def build_user(ctx, t: Target):
     out = user_dir(ctx, t)
     rootfs = os.path.join(ctx.repo, "rootfs")
-    srcs = sorted((os.path.join(rootfs, f) for f in os.listdir(rootfs)
-                   if f.endswith(".c") and os.path.isfile(os.path.join(rootfs, f))),
-                  key=os.fsencode)
     key = (core.hash_dir_files(ctx.repo, [rootfs, os.path.join(ctx.repo, "module"),
                                           os.path.join(ctx.tree, SPLICE_SELFTEST)]) +
            f" {core.gcc_version(t.cross)} {' '.join(USER_CFLAGS)}")
@@ -260,18 +293,15 @@ def build_user(ctx, t: Target):
 
     def body():
         os.makedirs(out, exist_ok=True)
-        gcc = f"{t.cross}gcc"
+        user, splice = user_commands(ctx, t)
         try:
-            run_logged([gcc, *USER_CFLAGS, f"-I{ctx.repo}/module/include",
-                        "-o", os.path.join(out, "setfs_user"), *srcs], log, "")
+            run_logged(user, log, "")
         except StageFailed as e:
             raise StageFailed(f"{t.name}: building the user test binary failed "
                               f"(log: {log})", e.log) from None
         # The tree's splice selftest helper, run by short_splice_read.sh.
         try:
-            run_logged([gcc, "-static", "-O2", "-o", os.path.join(out, "splice_read"),
-                        os.path.join(ctx.tree, SPLICE_SELFTEST, "splice_read.c")],
-                       log, "", append=True)
+            run_logged(splice, log, "", append=True)
         except StageFailed as e:
             raise StageFailed(f"{t.name}: building {SPLICE_SELFTEST}/splice_read.c failed",
                               e.log) from None
@@ -283,13 +313,20 @@ def build_user(ctx, t: Target):
 
 # ---------------------------------------------------------------- busybox
 
+def busybox_path(ctx, t: Target) -> str:
+    """Where fetch_busybox() puts T's busybox."""
+    suite = t.rec.guest["busybox_suite"]
+    return os.path.join(ctx.cache_root, "busybox", t.deb_arch + (f"-{suite}" if suite else ""),
+                        "bin", "busybox")
+
+
 def fetch_busybox(ctx, t: Target) -> str:
     """busybox for the guest: Debian's busybox-static for the guest's
     architecture, downloaded and unpacked into the cache, never installed.
     Returns its path."""
     suite = t.rec.guest["busybox_suite"]
-    d = os.path.join(ctx.cache_root, "busybox", t.deb_arch + (f"-{suite}" if suite else ""))
-    busybox = os.path.join(d, "bin", "busybox")
+    busybox = busybox_path(ctx, t)
+    d = os.path.dirname(os.path.dirname(busybox))
     if os.access(busybox, os.X_OK):
         return busybox
     for p in (d, d + ".deb", d + ".x"):

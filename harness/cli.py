@@ -81,6 +81,9 @@ Options:
                  NAME+debug is its debug flavour
   --keep-tree    use the prepared tree as it is, with your commits and
                  edits, instead of re-applying kernel-patches/
+  --dry-run      kunit: print each selected target's plan (fragments,
+                 every command, QEMU's command line, the initramfs
+                 list) and run nothing: no root, no package, no file
   --debug        build and boot each target's debug flavour (NAME+debug:
                  KASAN, UBSAN, lockdep, KFENCE, ...; config/debug.config)
                  in a build directory of its own
@@ -153,6 +156,8 @@ def parse(argv, ctx: core.Ctx, lists) -> str:
             soak = a[len("--soak="):]
         elif a == "--debug":
             ctx.debug = True
+        elif a == "--dry-run":
+            ctx.dry_run = True
         elif a == "--author" or a.startswith("--author="):
             ctx.author = value(a) if a == "--author" else a[len("--author="):]
             if not AUTHOR_RE.fullmatch(ctx.author):
@@ -177,6 +182,8 @@ def parse(argv, ctx: core.Ctx, lists) -> str:
                          "(guest, harness, cold or series)")
     if ctx.author and cmd != "export":
         core.usage_error(f"--author is an option of export, not of {cmd}")
+    if ctx.dry_run and cmd != "kunit":
+        core.usage_error(f"--dry-run is an option of kunit, not of {cmd}")
     if soak == "":
         soak = "full" if cmd == "test" else "quick"
     elif soak not in ("quick", "full"):
@@ -260,8 +267,13 @@ def main(argv=None) -> int:
             core.err(f"targets: {e}")
             core.err("run.sh: error: bad target record (above)")
             return 1
-        identity()
         cmd = parse(argv, ctx, lists)
+        if ctx.dry_run:
+            # no lock, no package, no file: the plan only
+            from harness import plan
+            core.out(plan.dry_run(ctx), end="")
+            return 0
+        identity()
         ctx.lock = lock(ctx)    # held until the process ends
         good = dispatch(ctx, cmd)
         results_json(ctx)

@@ -63,8 +63,8 @@ def info(msg: str):
     out(f"run.sh: {msg}")
 
 
-def out(text: str = ""):
-    print(text, flush=True)
+def out(text: str = "", end: str = "\n"):
+    print(text, end=end, flush=True)
 
 
 def err(text: str):
@@ -109,6 +109,7 @@ class Ctx:
     arches: List[str] = dataclasses.field(default_factory=list)
     arches_given: bool = False
     bench_what: str = ""
+    dry_run: bool = False       # kunit --dry-run: print the plan, run nothing
     # the closing line of "test": every part's counts added up
     sums: List[int] = dataclasses.field(default_factory=lambda: [0, 0, 0])
     # stage results, in the order they ran (the summary's "stage times")

@@ -137,7 +137,7 @@ class DistroKind(TreeKind):
         return core.read(os.path.join(self.dir, "kver"), "").strip()
 
     def image(self):
-        return os.path.join(self.root, "boot", f"vmlinuz-{self.kver()}")
+        return os.path.join(self.root, "boot", f"vmlinuz-{self.kver() or '<KVER>'}")
 
     def build(self):
         self.fetch()

@@ -85,17 +85,22 @@ def check_firmware(t: Target):
              "(Debian package qemu-system-data)")
 
 
-def command(ctx: core.Ctx, t: Target, mode: str, acc: str) -> List[str]:
-    """QEMU's command line for MODE (test, shell, bench, series)."""
+def command_line(ctx: core.Ctx, t: Target, mode: str, acc: str) -> List[str]:
+    """QEMU's command line for MODE (test, shell, bench, series), without
+    the console (start() and shell() add it); nothing checked."""
     kind = kind_of(ctx, t)
-    kernel = kind.image()
-    if not os.path.isfile(kernel):
-        core.die(f"{t.name}: no kernel image {kernel}")
-    extra = kind.qemu(mode)
     # The record's arguments after the defaults: they may override them.
     return [t.qemu, "-accel", acc, "-m", "512", "-smp", "2", "-nodefaults",
-            "-display", "none", "-no-reboot", *t.rec.qemu["args"], "-kernel", kernel,
-            *extra]
+            "-display", "none", "-no-reboot", *t.rec.qemu["args"], "-kernel", kind.image(),
+            *kind.qemu(mode)]
+
+
+def command(ctx: core.Ctx, t: Target, mode: str, acc: str) -> List[str]:
+    """command_line(), once the kernel it boots exists."""
+    kernel = kind_of(ctx, t).image()
+    if not os.path.isfile(kernel):
+        core.die(f"{t.name}: no kernel image {kernel}")
+    return command_line(ctx, t, mode, acc)
 
 
 def shell(ctx: core.Ctx, t: Target) -> int:
