@@ -178,6 +178,11 @@ def user_commands(ctx, t: Target) -> List[List[str]]:
 
 
 def configure_kernel(ctx, t: Target, frags: List[str], src: str, src_key: str):
+    if t.kconfig_add:
+        os.makedirs(t.work, exist_ok=True)
+        text = "".join(line + "\n" for line in t.kconfig_add)
+        if core.read(t.kconfig_add_fragment, "") != text:
+            core.write(t.kconfig_add_fragment, text)
     key = f"{tree.tree_id(ctx)} {src_key} " + \
         core.hash_files(ctx.repo, frags + [os.path.join(ctx.repo, t.rec.path)])
     cfg = os.path.join(t.build, ".config")

@@ -16,6 +16,8 @@ from harness import core, kinds, settings, target
 
 # export --author: one line, a name, one address in angle brackets
 AUTHOR_RE = re.compile(r"[^<>\n]*[^<>\s][^<>\n]* <[^<>\s@]+@[^<>\s@]+>")
+# --kconfig_add: a .config line, "=" form or "is not set"
+KCONFIG_RE = re.compile(r"CONFIG_[A-Za-z0-9_]+=\S.*|CONFIG_[A-Za-z0-9_]+ is not set")
 COMMANDS = ("kunit", "test", "shell", "export", "check-patches", "bench", "uharness")
 BENCH_WHATS = ("all", "guest", "harness", "cold", "series")
 
@@ -84,6 +86,16 @@ Options:
   --dry-run      kunit: print each selected target's plan (fragments,
                  every command, QEMU's command line, the initramfs
                  list) and run nothing: no root, no package, no file
+  --kconfig_add CONFIG_X=VALUE
+                 kunit, shell: a config option after every fragment
+                 (repeatable); the target builds its own kernel, in
+                 directories of its own, as a debug flavour does
+  --json[=FILE]  kunit: each target's results as kunit.py --json writes
+                 them (KernelCI's format; arch: the target), on stdout
+                 or in FILE (several targets: FILE.TARGET.json)
+  --raw_output[=all]
+                 kunit: the KTAP as it came (all: the whole console)
+                 instead of kunit.py's parsed view
   --debug        build and boot each target's debug flavour (NAME+debug:
                  KASAN, UBSAN, lockdep, KFENCE, ...; config/debug.config)
                  in a build directory of its own
@@ -158,6 +170,28 @@ def parse(argv, ctx: core.Ctx, lists) -> str:
             ctx.debug = True
         elif a == "--dry-run":
             ctx.dry_run = True
+        elif a == "--json":
+            # kunit.py's meaning: bare, stdout; --json=FILE, a file (a word
+            # after a bare --json is a filter, as kunit.py reads it)
+            ctx.json_out = "stdout"
+        elif a.startswith("--json="):
+            ctx.json_out = a[len("--json="):]
+            if not ctx.json_out:
+                core.usage_error("--json= needs a file name (or --json alone for stdout)")
+        elif a == "--raw_output":
+            ctx.raw_output = "kunit"
+        elif a.startswith("--raw_output="):
+            ctx.raw_output = a[len("--raw_output="):]
+            if ctx.raw_output not in ("kunit", "all"):
+                core.usage_error(f"--raw_output takes kunit or all, not '{ctx.raw_output}'")
+        elif a == "--kconfig_add" or a.startswith("--kconfig_add="):
+            opt = value(a) if a == "--kconfig_add" else a[len("--kconfig_add="):]
+            if not KCONFIG_RE.fullmatch(opt):
+                core.usage_error(f"--kconfig_add takes CONFIG_NAME=VALUE or 'CONFIG_NAME is "
+                                 f"not set' as in a .config, not '{opt}'")
+            if opt.endswith(" is not set"):
+                opt = "# " + opt
+            ctx.kconfig_add.append(opt)
         elif a == "--author" or a.startswith("--author="):
             ctx.author = value(a) if a == "--author" else a[len("--author="):]
             if not AUTHOR_RE.fullmatch(ctx.author):
@@ -184,6 +218,11 @@ def parse(argv, ctx: core.Ctx, lists) -> str:
         core.usage_error(f"--author is an option of export, not of {cmd}")
     if ctx.dry_run and cmd != "kunit":
         core.usage_error(f"--dry-run is an option of kunit, not of {cmd}")
+    for opt, given in (("--json", ctx.json_out), ("--raw_output", ctx.raw_output)):
+        if given and cmd != "kunit":
+            core.usage_error(f"{opt} is an option of kunit, not of {cmd}")
+    if ctx.kconfig_add and cmd not in ("kunit", "shell"):
+        core.usage_error(f"--kconfig_add is an option of kunit and shell, not of {cmd}")
     if soak == "":
         soak = "full" if cmd == "test" else "quick"
     elif soak not in ("quick", "full"):
@@ -203,6 +242,9 @@ def parse(argv, ctx: core.Ctx, lists) -> str:
             a += "+debug"
         t = target.load(ctx, a)
         kinds.KINDS[t.kind].check_filters(a, filters)
+        if ctx.kconfig_add and t.kind == "distro":
+            core.usage_error(f"--kconfig_add: {a} boots Debian's kernel, not one built "
+                             "from the tree")
         names.append(a)
     ctx.arches = names
     return cmd

@@ -29,6 +29,7 @@ class TargetResult:
     seconds: float = 0.0
     split: tuple = (0, 0, 0, 0, 0, 0)   # KUnit p/f/s, user p/f/s
     failed_cases: List[str] = dataclasses.field(default_factory=list)
+    json: str = ""          # its results.json, when it reported
 
 
 @dataclasses.dataclass
@@ -60,13 +61,15 @@ def report_guest(ctx: core.Ctx, g: qemu.Guest) -> TargetResult:
     qemu.finish(ctx, g)
     res = TargetResult(t.name, seconds=g.seconds)
     if not g.error:
-        rep = report.present(t.name, t.work, ctx.tree, ctx.filter, t.kind)
+        rep = report.present(t.name, t.work, ctx.tree, ctx.filter, t.kind,
+                             raw=ctx.raw_output, build_dir=t.build)
         if rep.guest_error:
             qemu.failure(g, rep.guest_error)
         else:
             res.passed, res.failed, res.skipped = rep.passed, rep.failed, rep.skipped
             res.split = tuple(rep.kunit) + tuple(rep.user)
             res.failed_cases = [f"{t.name}: {c}" for c in rep.failed_cases]
+            res.json = os.path.join(t.work, "results.json")
             return res
     res.failed, res.split = 1, (0, 0, 0, 0, 1, 0)
     res.failed_cases = [f"{t.name}: {g.error}"]
@@ -122,9 +125,36 @@ def cmd_kunit(ctx: core.Ctx) -> bool:
     for s in ctx.timings:
         core.out(f"    {s.name:<22} {s.seconds:6.1f}s  {s.note}")
     core.out(f"total wall time: {core.elapsed(t0):.1f}s")
+    if ctx.json_out:
+        write_json(ctx, run.targets)
     core.out(f"{tp} passed, {tf} failed, {ts} skipped")
     ctx.count(tp, tf, ts)
     return tf == 0
+
+
+def json_paths(dest: str, names: List[str]) -> List[str]:
+    """--json=FILE: FILE for one target; for several, FILE with the
+    target's name before its extension (out.json: out.x86_64.json)."""
+    if len(names) == 1:
+        return [dest]
+    stem, ext = os.path.splitext(dest)
+    return [f"{stem}.{n}{ext or '.json'}" for n in names]
+
+
+def write_json(ctx: core.Ctx, results: List[TargetResult]):
+    """kunit.py's --json: each target's kunit_json document (its arch is
+    the target's name), on stdout or in files."""
+    dests = json_paths(ctx.json_out, [r.name for r in results])
+    for r, dest in zip(results, dests):
+        if not r.json:
+            core.err(f"run.sh: --json: {r.name} did not report; no JSON for it")
+            continue
+        text = core.read(r.json)
+        if ctx.json_out == "stdout":
+            core.out(text)
+        else:
+            core.write(dest, text + "\n")
+            core.info(f"{r.name}: JSON in {os.path.abspath(dest)}")
 
 
 def cmd_shell(ctx: core.Ctx) -> bool:

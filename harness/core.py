@@ -110,6 +110,9 @@ class Ctx:
     arches_given: bool = False
     bench_what: str = ""
     dry_run: bool = False       # kunit --dry-run: print the plan, run nothing
+    kconfig_add: List[str] = dataclasses.field(default_factory=list)   # --kconfig_add
+    json_out: str = ""          # --json: "stdout" or a file
+    raw_output: str = ""        # --raw_output: "", "kunit" or "all"
     # the closing line of "test": every part's counts added up
     sums: List[int] = dataclasses.field(default_factory=lambda: [0, 0, 0])
     # stage results, in the order they ran (the summary's "stage times")

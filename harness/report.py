@@ -120,9 +120,10 @@ def is_user(name):
 
 
 def report(console: List[str], tree: str, filt: str = "",
-           kind: str = "tree") -> Report:
+           kind: str = "tree", arch: str = "", build_dir: str = "") -> Report:
     """Reads a console log (lines without line ends, \\r removed) of a
-    target of record kind KIND."""
+    target of record kind KIND; ARCH and BUILD_DIR go into the JSON's
+    metadata, as kunit.py's arch and build directory do."""
     kunit_parser, kunit_json, kunit_printer = load_kunit_parser(tree)
     builtin = kind == "builtin"
     if builtin:
@@ -145,7 +146,8 @@ def report(console: List[str], tree: str, filt: str = "",
     finally:
         kunit_parser.stdout = saved
     rep.parse_output = buf.getvalue()
-    rep.json = kunit_json.get_json_result(test, kunit_json.Metadata())
+    rep.json = kunit_json.get_json_result(test, kunit_json.Metadata(
+        arch=arch, def_config="setfs-probe", build_dir=build_dir))
     top = json.loads(rep.json)
 
     failures(top, [], rep.failed_cases)
@@ -201,16 +203,19 @@ def read_console(path):
         return [line.rstrip("\n").replace("\r", "") for line in fh]
 
 
-def present(name: str, work: str, tree: str, filt: str = "", kind: str = "tree") -> Report:
+def present(name: str, work: str, tree: str, filt: str = "", kind: str = "tree",
+            raw: str = "", build_dir: str = "") -> Report:
     """NAME's report from WORK/console.log: printed as the harness shows a
     target, and written to WORK (results.ktap, results.json, times,
-    report.txt).  rep.guest_error is set when the guest never reported."""
+    report.txt).  rep.guest_error is set when the guest never reported.
+    RAW, as kunit.py's --raw_output: "kunit" prints the KTAP alone, "all"
+    the whole console, instead of the parsed view."""
     log = os.path.join(work, "console.log")
     result = os.path.join(work, "report.txt")
     if os.path.exists(result):
         os.unlink(result)
     console = read_console(log)
-    rep = report(console, tree, filt, kind)
+    rep = report(console, tree, filt, kind, arch=name, build_dir=build_dir)
     with open(os.path.join(work, "results.ktap"), "w") as fh:
         fh.writelines(line + "\n" for line in rep.ktap)
     if rep.guest_error:
@@ -222,10 +227,15 @@ def present(name: str, work: str, tree: str, filt: str = "", kind: str = "tree")
     with open(json_path, "w") as fh:
         fh.write(rep.json)
     out = sys.stdout
-    out.write(f"\n==== {name}: KTAP ====\n")
-    out.writelines(line + "\n" for line in rep.ktap)
-    out.write(f"==== {name}: parsed by tools/testing/kunit/kunit.py ====\n")
-    out.write(rep.parse_output)
+    if raw == "all":
+        out.write(f"\n==== {name}: console ====\n")
+        out.writelines(line + "\n" for line in console)
+    else:
+        out.write(f"\n==== {name}: KTAP ====\n")
+        out.writelines(line + "\n" for line in rep.ktap)
+    if not raw:
+        out.write(f"==== {name}: parsed by tools/testing/kunit/kunit.py ====\n")
+        out.write(rep.parse_output)
     # as kunit.py parse --json=FILE ends
     stamp = datetime.datetime.now().strftime("%H:%M:%S")
     out.write(f"[{stamp}] Test results stored in {os.path.abspath(json_path)}\n")

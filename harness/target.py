@@ -28,6 +28,8 @@ class Target:
     build: str
     kwork: str
     kowner: str             # the target whose kernel this one boots ("": own)
+    # --kconfig_add: options after every fragment, in their own fragment
+    kconfig_add: List[str] = dataclasses.field(default_factory=list)
     # what the stages found out (their keys), for the stages after them
     keys: Dict[str, str] = dataclasses.field(default_factory=dict)
 
@@ -73,7 +75,14 @@ class Target:
         if self.flavour == "debug":
             frags.append(os.path.join(repo, "config", "debug.config"))
             frags += [os.path.join(repo, f) for f in self.rec.kernel["debug_fragments"]]
+        if self.kconfig_add:
+            frags.append(self.kconfig_add_fragment)
         return frags
+
+    @property
+    def kconfig_add_fragment(self) -> str:
+        """The fragment --kconfig_add makes (written by the config stage)."""
+        return os.path.join(self.work, "kconfig_add.config")
 
 
 def load(ctx: core.Ctx, name: str) -> Target:
@@ -86,16 +95,20 @@ def load(ctx: core.Ctx, name: str) -> Target:
     except record.RecordError as e:
         core.die(str(e))
     d = rec.name if flavour == "normal" else rec.name + "-debug"
+    add = list(getattr(ctx, "kconfig_add", []) or [])
+    if add:
+        # its own kernel, build and work directories, as a debug flavour
+        d += "-k" + core.hash_text("\n".join(add))[:8]
     work = os.path.join(ctx.cache, "work", d)
     # The normal flavour may boot another target's kernel (same config;
     # its build and work directory hold the kernel, the in-tree modules
     # and their stamps; record.py checks it is the same kernel).
-    kowner = rec.kernel["kernel_of"] if flavour == "normal" else ""
+    kowner = rec.kernel["kernel_of"] if flavour == "normal" and not add else ""
     if kowner:
         d = kowner
     return Target(name=name, rec=rec, flavour=flavour, work=work,
                   build=os.path.join(ctx.cache, "build", d),
-                  kwork=os.path.join(ctx.cache, "work", d), kowner=kowner)
+                  kwork=os.path.join(ctx.cache, "work", d), kowner=kowner, kconfig_add=add)
 
 
 def lists() -> Dict[str, List[str]]:

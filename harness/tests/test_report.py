@@ -18,6 +18,7 @@ the base's tarball.
 import atexit
 import gzip
 import io
+import json
 import os
 import re
 import shutil
@@ -280,6 +281,55 @@ class ReportTest(unittest.TestCase):
                 self.assertEqual(fh.read(), "guest_error=the guest stopped "
                                  "before reporting its results\n")
 
+    def test_raw_output_and_json_metadata(self):
+        """kunit.py's --raw_output (kunit: the KTAP alone; all: the whole
+        console, no parsed view) and --json (the target as arch)."""
+        with tempfile.TemporaryDirectory() as work:
+            lines = console("x86_64-la57")
+            with open(os.path.join(work, "console.log"), "w") as fh:
+                fh.writelines(l + "\n" for l in lines)
+            shown = {}
+            for raw in ("", "kunit", "all"):
+                out = io.StringIO()
+                with redirect_stdout(out), redirect_stderr(io.StringIO()):
+                    rep = report.present("x86_64-la57", work, self.tree, raw=raw,
+                                         build_dir="/b/x86_64")
+                shown[raw] = out.getvalue()
+            self.assertIn("parsed by tools/testing/kunit/kunit.py", shown[""])
+            for raw in ("kunit", "all"):
+                self.assertNotIn("parsed by", shown[raw])
+            self.assertIn("==== x86_64-la57: KTAP ====", shown["kunit"])
+            self.assertIn(lines[0] + "\n", shown["all"])
+            self.assertIn(guest.KTAP_BEGIN + "\n", shown["all"])
+            self.assertNotIn(guest.KTAP_BEGIN, shown["kunit"])
+            with open(os.path.join(work, "results.json")) as fh:
+                doc = json.load(fh)
+            self.assertEqual((doc["name"], doc["arch"], doc["build_environment"]),
+                             ("KUnit Test Group", "x86_64-la57", "/b/x86_64"))
+            self.assertEqual(report.count(doc), (rep.passed, rep.failed, rep.skipped))
+
+
+class JsonOption(unittest.TestCase):
+    def test_one_file_per_target(self):
+        from harness import commands
+        self.assertEqual(commands.json_paths("out.json", ["x86_64"]), ["out.json"])
+        self.assertEqual(commands.json_paths("d/out.json", ["x86_64", "ppc64le"]),
+                         ["d/out.x86_64.json", "d/out.ppc64le.json"])
+        self.assertEqual(commands.json_paths("out", ["a", "b"]), ["out.a.json", "out.b.json"])
+
+    def test_parse(self):
+        from harness import cli, core, target
+        for argv, want in ((["kunit", "--json"], ("stdout", "")),
+                           (["kunit", "--json=o.json", "--raw_output"], ("o.json", "kunit")),
+                           (["kunit", "--raw_output=all", "setfs_proc"], ("", "all"))):
+            ctx = core.Ctx(cache_root="/c")
+            cli.parse(argv, ctx, target.lists())
+            self.assertEqual((ctx.json_out, ctx.raw_output), want)
+        for argv, msg in ((["kunit", "--raw_output=some"], "kunit or all"),
+                          (["kunit", "--json="], "needs a file name"),
+                          (["test", "--json"], "option of kunit, not of test")):
+            with self.subTest(argv=argv), self.assertRaisesRegex(core.UsageFailure, msg):
+                cli.parse(argv, core.Ctx(cache_root="/c"), target.lists())
 
 
 class CutTest(unittest.TestCase):

@@ -182,6 +182,43 @@ class CommandLine(unittest.TestCase):
                 self.parse(*argv)
 
 
+class KconfigAdd(unittest.TestCase):
+    """--kconfig_add: kunit.py's option; its own build like a flavour."""
+
+    def parse(self, *argv):
+        ctx = core.Ctx(repo=TOP, cache_root="/c")
+        return cli.parse(list(argv), ctx, target.lists()), ctx
+
+    def test_own_build_and_last_fragment(self):
+        _, ctx = self.parse("kunit", "--arch", "x86_64-la57", "--kconfig_add",
+                            "CONFIG_KCSAN=y", "--kconfig_add=CONFIG_PROVE_LOCKING is not set")
+        self.assertEqual(ctx.kconfig_add, ["CONFIG_KCSAN=y", "# CONFIG_PROVE_LOCKING is not set"])
+        t = target.load(ctx, "x86_64-la57")
+        plain = target.load(dataclasses.replace(ctx, kconfig_add=[]), "x86_64-la57")
+        # la57 boots x86_64's kernel, but not with options of its own
+        self.assertEqual((plain.kowner, t.kowner), ("x86_64", ""))
+        self.assertRegex(t.build, r"^/c/6\.12/build/x86_64-la57-k[0-9a-f]{8}$")
+        self.assertEqual(os.path.dirname(t.work), "/c/6.12/work")
+        self.assertEqual(os.path.basename(t.work), os.path.basename(t.build))
+        frags = kinds.kind_of(ctx, t).fragments()
+        self.assertEqual(frags[-1], os.path.join(t.work, "kconfig_add.config"))
+        # other options, another build; the same ones, the same build
+        _, other = self.parse("kunit", "--arch", "x86_64-la57", "--kconfig_add", "CONFIG_KCSAN=n")
+        self.assertNotEqual(target.load(other, "x86_64-la57").build, t.build)
+        _, same = self.parse("kunit", "--arch", "x86_64-la57", "--kconfig_add", "CONFIG_KCSAN=y",
+                             "--kconfig_add", "CONFIG_PROVE_LOCKING is not set")
+        self.assertEqual(target.load(same, "x86_64-la57").build, t.build)
+
+    def test_usage(self):
+        for argv, msg in ((["kunit", "--kconfig_add", "KCSAN=y"], "CONFIG_NAME=VALUE"),
+                          (["kunit", "--kconfig_add", "CONFIG_KCSAN"], "CONFIG_NAME=VALUE"),
+                          (["test", "--kconfig_add", "CONFIG_KCSAN=y"], "not of test"),
+                          (["kunit", "--arch", "x86_64-debian", "--kconfig_add",
+                            "CONFIG_KCSAN=y"], "boots Debian's kernel")):
+            with self.subTest(argv=argv), self.assertRaisesRegex(core.UsageFailure, msg):
+                self.parse(*argv)
+
+
 class Targets(unittest.TestCase):
     def test_paths(self):
         ctx = core.Ctx(repo=TOP, cache="/c")
