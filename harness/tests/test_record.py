@@ -81,6 +81,22 @@ class RepoRecords(unittest.TestCase):
             record.target("x86_64-debian+debug")
 
 
+class FieldTable(unittest.TestCase):
+    def test_docs_name_exactly_the_schema_fields(self):
+        """docs/targets.md's field table, first column, against SCHEMA."""
+        import re
+        with open(os.path.join(TOP, "docs", "targets.md")) as f:
+            text = f.read()
+        table = text[text.index("| field | what |"):]
+        table = table[:table.index("\n\n")]
+        named = set()
+        for line in table.splitlines()[2:]:
+            named.update(re.findall(r"`([a-z_.]+)`", line.split("|")[1]))
+        schema = {(t + "." if t else "") + k for t, fields in record.SCHEMA.items()
+                  for k in fields}
+        self.assertEqual(named, schema)
+
+
 class BadRecords(unittest.TestCase):
     """Each edit of GOOD must fail with the field named in the message."""
 

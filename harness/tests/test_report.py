@@ -47,7 +47,7 @@ RECORDED = {
 
 # The two opt-in targets (issue 16), one "./run.sh kunit" run each (quick
 # soak: the same cases): what they report, and the cases that fail because
-# of the kernel bugs README.md's Targets section describes.
+# of the kernel bugs docs/targets.md names (the uaccess cover letters describe them).
 RECORDED_FAILING = {
     "armv7": ((2217, 5, 59), (367, 0, 2), (1850, 5, 57), [
         "setfs_user_uaccess.copy_from_user_partial_before_unmapped",
