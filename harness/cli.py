@@ -93,6 +93,9 @@ Options:
   --json[=FILE]  kunit: each target's results as kunit.py --json writes
                  them (KernelCI's format; arch: the target), on stdout
                  or in FILE (several targets: FILE.TARGET.json)
+  --list_tests   kunit: boot each target to list the suites and cases a
+                 run would report (SUITE and SUITE.CASE lines), running
+                 none; init's own suites are named without their cases
   --raw_output[=all]
                  kunit: the KTAP as it came (all: the whole console)
                  instead of kunit.py's parsed view
@@ -178,6 +181,8 @@ def parse(argv, ctx: core.Ctx, lists) -> str:
             ctx.json_out = a[len("--json="):]
             if not ctx.json_out:
                 core.usage_error("--json= needs a file name (or --json alone for stdout)")
+        elif a == "--list_tests":
+            ctx.list_tests = True
         elif a == "--raw_output":
             ctx.raw_output = "kunit"
         elif a.startswith("--raw_output="):
@@ -218,7 +223,8 @@ def parse(argv, ctx: core.Ctx, lists) -> str:
         core.usage_error(f"--author is an option of export, not of {cmd}")
     if ctx.dry_run and cmd != "kunit":
         core.usage_error(f"--dry-run is an option of kunit, not of {cmd}")
-    for opt, given in (("--json", ctx.json_out), ("--raw_output", ctx.raw_output)):
+    for opt, given in (("--json", ctx.json_out), ("--raw_output", ctx.raw_output),
+                       ("--list_tests", ctx.list_tests)):
         if given and cmd != "kunit":
             core.usage_error(f"{opt} is an option of kunit, not of {cmd}")
     if ctx.kconfig_add and cmd not in ("kunit", "shell"):

@@ -12,7 +12,7 @@ import shutil
 import subprocess
 from typing import List, Optional, Tuple
 
-from harness import core, qemu, report, settings, stage, target, tree
+from harness import core, guest, qemu, report, settings, stage, target, tree
 from harness.kinds import kind_of
 
 # The closing line every part of "test" ends with.
@@ -93,7 +93,65 @@ def kunit(ctx: core.Ctx) -> KunitRun:
     return KunitRun(results, ctx.kunit_stages, core.elapsed(t0))
 
 
+LIST_RE = re.compile(r"^[A-Za-z0-9_-]+(\.\S+)?$")
+
+
+def listed(lines: List[str], kind: str) -> Tuple[List[str], bool]:
+    """The "SUITE" and "SUITE.CASE" lines of a list-mode console, and
+    whether the listing ended: init's markers, or for a builtin target
+    KUnit's own listing (after its "KTAP version 1") up to the power-off."""
+    if kind == "builtin":
+        out, inside = [], False
+        for line in lines:
+            if "KTAP version 1" in line:
+                inside = True
+            elif line.startswith(guest.BUILTIN_END):
+                return out, inside
+            elif inside and LIST_RE.match(line):
+                out.append(line)
+        return out, False
+    out, inside = [], False
+    for line in lines:
+        if line == guest.LIST_BEGIN:
+            inside, out = True, []
+        elif inside and line.startswith(guest.LIST_END_PREFIX):
+            return out, line == guest.LIST_END_PREFIX + "0"
+        elif inside and LIST_RE.match(line):
+            out.append(line)
+    return out, False
+
+
+def list_tests(ctx: core.Ctx) -> bool:
+    """kunit --list_tests: each target boots in list mode and prints the
+    suites and cases a run would report, running none."""
+    core.ensure_pkgs(ctx, core.HOST_PKGS)
+    core.out("==== tree ====")
+    tree.prepare_tree(ctx)
+    targets = [build_target(ctx, name) for name in ctx.arches]
+    guests = []
+    for t in targets:
+        log = os.path.join(t.work, "list-console.log")
+        core.info(f"booting {t.name} to list its tests (console: {log})")
+        guests.append(qemu.start(ctx, t, "list", log))
+    good = True
+    for g in guests:
+        qemu.finish(ctx, g, record=False)
+        lines, ended = listed(core.read(g.console, "").replace("\r", "").split("\n"),
+                              g.target.kind)
+        core.out()
+        core.out(f"==== {g.target.name}: tests ====")
+        for line in lines:
+            core.out(line)
+        if g.error or not ended:
+            core.err(f"run.sh: {g.target.name}: the listing did not complete "
+                     f"({g.error or 'no end marker'}; console: {g.console})")
+            good = False
+    return good
+
+
 def cmd_kunit(ctx: core.Ctx) -> bool:
+    if ctx.list_tests:
+        return list_tests(ctx)
     t0 = core.now()
     run = kunit(ctx)
     core.out()

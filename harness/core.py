@@ -113,6 +113,7 @@ class Ctx:
     kconfig_add: List[str] = dataclasses.field(default_factory=list)   # --kconfig_add
     json_out: str = ""          # --json: "stdout" or a file
     raw_output: str = ""        # --raw_output: "", "kunit" or "all"
+    list_tests: bool = False    # --list_tests
     # the closing line of "test": every part's counts added up
     sums: List[int] = dataclasses.field(default_factory=lambda: [0, 0, 0])
     # stage results, in the order they ran (the summary's "stage times")

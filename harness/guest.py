@@ -26,6 +26,9 @@ BENCH_BEGIN = "SETFS-BENCH-BEGIN"
 BENCH_END_PREFIX = "SETFS-BENCH-END rc="
 SERIES_BEGIN = "SETFS-SERIES-BEGIN"
 SERIES_END_PREFIX = "SETFS-SERIES-END rc="
+# setfs_mode=list (kunit --list_tests): "SUITE" and "SUITE.CASE" lines
+LIST_BEGIN = "SETFS-LIST-BEGIN"
+LIST_END_PREFIX = "SETFS-LIST-END rc="
 
 # A "builtin" target (harness/record.py KINDS) has no init: the kernel's
 # KUnit executor prints the KTAP on the console, and kunit_shutdown=

@@ -103,6 +103,8 @@ class TreeKind(Kind):
         append = " ".join(words)
         if ctx.filter:
             append += f" setfs_filter={ctx.filter}"
+        if mode == "list":
+            append += " kunit.action=list"     # the peers list their cases too
         append += cmdline_soak(ctx)
         # The tree's own KUnit suites the base names, loaded after ours
         # (rootfs/init); a distribution kernel has no KUnit.
@@ -394,11 +396,13 @@ class BuiltinKind(Kind):
         self.kernel(self.t)
 
     def qemu(self, mode):
-        if mode != "test":
+        if mode not in ("test", "list"):
             core.die(f"{self.t.name}: a builtin target has no user space: it only runs "
                      "its KUnit suites at boot (no shell, bench or series)")
         append = (f"console={self.t.rec.qemu['console']} panic=-1 "
                   f"kunit_shutdown={self.t.rec.qemu['halt']}")
+        if mode == "list":
+            append += " kunit.action=list"
         if self.ctx.filter:
             append += f" kunit.filter_glob={self.ctx.filter}"
         return ["-append", append]

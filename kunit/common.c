@@ -303,6 +303,15 @@ module_param(filter_glob, charp, 0444);
 MODULE_PARM_DESC(filter_glob,
 		 "run only matching suites and cases: SUITE[.CASE] globs, comma-separated");
 
+/*
+ * action=list: print the selected suites and cases, as KUnit's executor
+ * does with kunit.action=list ("SUITE" then "SUITE.CASE" lines), and run
+ * nothing (./run.sh kunit --list_tests).
+ */
+static char *action;
+module_param(action, charp, 0444);
+MODULE_PARM_DESC(action, "list: print the selected suites and cases instead of running them");
+
 #define SETFS_GLOB_MAX 128
 
 static bool setfs_filter_match(const char *suite, const char *test)
@@ -363,6 +372,21 @@ static int __init setfs_kunit_init(void)
 		if (!filter_glob || !*filter_glob ||
 		    setfs_filter_suite(setfs_suites[i]))
 			setfs_selected[setfs_nselected++] = setfs_suites[i];
+	}
+	if (action && !strcmp(action, "list")) {
+		struct kunit_case *c;
+
+		for (i = 0; i < setfs_nselected; i++) {
+			pr_info("%s\n", setfs_selected[i]->name);
+			for (c = setfs_selected[i]->test_cases; c->run_case; c++)
+				pr_info("%s.%s\n", setfs_selected[i]->name, c->name);
+		}
+		setfs_nselected = 0;	/* nothing to exit either */
+		return 0;
+	}
+	if (action && *action) {
+		pr_err("setfs_kunit: unknown action '%s' (list or none)\n", action);
+		return -EINVAL;
 	}
 	return __kunit_test_suites_init(setfs_selected, setfs_nselected);
 }

@@ -137,6 +137,20 @@ static double monotonic_seconds(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+void ktap_list_group(const struct ktap_group *g)
+{
+	unsigned int t, i;
+
+	printf("%s\n", g->name);
+	for (t = 0; t < g->ntables; t++)
+		for (i = 0; i < g->tables[t].count; i++) {
+			const char *name = row_name(&g->tables[t], i);
+
+			if (name && ktap_selected(g->name, name))
+				printf("%s.%s\n", g->name, name);
+		}
+}
+
 /* Where a group's process is, for its parent (MAP_SHARED). */
 struct group_progress {
 	unsigned int next;	/* the first row (flat index) not yet run */

@@ -123,6 +123,12 @@ unsigned int ktap_group_select(const struct ktap_group *g);
 unsigned int ktap_run_group(const struct ktap_group *g, unsigned int number);
 
 /*
+ * Prints @g's name and "SUITE.CASE" for each selected case (after
+ * ktap_group_select()), as KUnit's kunit.action=list does, running none.
+ */
+void ktap_list_group(const struct ktap_group *g);
+
+/*
  * A case that runs longer than this many seconds is killed and fails
  * (setfs_case_timeout=SECONDS overrides it, 0 for none).  Above every
  * watchdog_arm() of setfs_user (fuzz: 60 s + 1 s per 1000 operations,

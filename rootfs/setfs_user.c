@@ -514,25 +514,34 @@ int main(int argc, char **argv)
 {
 	bool selected[ARRAY_SIZE(groups)];
 	unsigned int i, n = 0, failed = 0;
+	bool list;
 
 	if (argc == 2 && !strcmp(argv[1], "bench"))
 		return bench_main();
 	if (argc == 2 && !strcmp(argv[1], "series"))
 		return series_main();
-	for (i = 1; i < (unsigned int)argc; i++) {
+	list = argc >= 2 && !strcmp(argv[1], "list");
+	for (i = 1 + list; i < (unsigned int)argc; i++) {
 		if (!strchr(argv[i], '=')) {
-			fprintf(stderr, "usage: %s [bench | series | name=value...]\n",
+			fprintf(stderr, "usage: %s [bench | series | [list] name=value...]\n",
 				argv[0]);
 			return 2;
 		}
 	}
-	options_from_args(argc, argv);
+	options_from_args(argc - list, argv + list);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* filter=GLOB[,GLOB...] or setfs_filter: see ktap_set_filter() */
 	ktap_set_filter(getenv("setfs_filter"));
 	for (i = 0; i < ARRAY_SIZE(groups); i++) {
 		selected[i] = ktap_group_select(groups[i]) > 0;
 		n += selected[i];
+	}
+	if (list) {
+		/* the cases a run would report, as kunit.action=list prints them */
+		for (i = 0; i < ARRAY_SIZE(groups); i++)
+			if (selected[i])
+				ktap_list_group(groups[i]);
+		return 0;
 	}
 	printf("KTAP version 1\n1..%u\n", n);
 	if (!fixture_size())

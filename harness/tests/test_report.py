@@ -332,6 +332,40 @@ class JsonOption(unittest.TestCase):
                 cli.parse(argv, core.Ctx(cache_root="/c"), target.lists())
 
 
+class ListTests(unittest.TestCase):
+    """kunit --list_tests: the names a list-mode guest prints."""
+
+    def test_tree_guest(self):
+        from harness import commands
+        lines = ["boot", "setfs-init: list begin setfs_kunit", guest.LIST_BEGIN, "setfs_guest",
+                 "setfs_kernel_rw", "setfs_kernel_rw.read_cases", "KTAP version 1",
+                 "[ 1.0] noise", "setfs_user_proc", "setfs_user_proc.proc_read_whole_file",
+                 guest.LIST_END_PREFIX + "0", "reboot: Restarting system"]
+        self.assertEqual(commands.listed(lines, "tree"),
+                         (["setfs_guest", "setfs_kernel_rw", "setfs_kernel_rw.read_cases",
+                           "setfs_user_proc", "setfs_user_proc.proc_read_whole_file"], True))
+        # setfs_user failed, or no end marker
+        self.assertFalse(commands.listed(lines[:-2] + [guest.LIST_END_PREFIX + "2"],
+                                         "tree")[1])
+        self.assertFalse(commands.listed(lines[:-2], "tree")[1])
+
+    def test_builtin_guest(self):
+        from harness import commands
+        lines = ["OpenSBI", "KTAP version 1", "setfs_proc", "setfs_proc.proc_iter_only",
+                 "sysctl_test", "sysctl_test.sysctl_test_api_dointvec_null_tbl_data",
+                 guest.BUILTIN_END]
+        self.assertEqual(commands.listed(lines, "builtin"), (lines[2:6], True))
+        self.assertFalse(commands.listed(lines[:-1], "builtin")[1])
+
+    def test_parse(self):
+        from harness import cli, core, target
+        ctx = core.Ctx(cache_root="/c")
+        cli.parse(["kunit", "--list_tests", "setfs_proc"], ctx, target.lists())
+        self.assertTrue(ctx.list_tests)
+        with self.assertRaisesRegex(core.UsageFailure, "option of kunit, not of shell"):
+            cli.parse(["shell", "--list_tests"], core.Ctx(cache_root="/c"), target.lists())
+
+
 class CutTest(unittest.TestCase):
     """The KTAP cut needs no tree."""
 
