@@ -5,8 +5,9 @@ tools/testing/kunit/: a record per target, stages that return results,
 a parser tested on recorded logs.
 
     cli.py            the command line, the cache lock, the commands' table
-    core.py           the run's settings (Ctx), errors, commands, digests,
-                      host packages
+    settings.py       the environment, read once (no other module reads it)
+    core.py           the run's context (Ctx), errors, children (each in a
+                      process group the run stops), digests, host packages
     stage.py          the one stage abstraction: key -> stamp -> run -> time
     record.py         targets/NAME.toml, validated; target.py: a record
                       with its flavour and cache paths
@@ -19,7 +20,9 @@ a parser tested on recorded logs.
                       other side)
     report.py         a console log in, KTAP and counts out (the tree's
                       kunit_parser.py, imported)
-    commands.py       kunit, test and its parts, shell, export
+    commands.py       kunit (and --list_tests, --json), test and its
+                      parts, shell, export
+    plan.py           kunit --dry-run: each target's plan, running nothing
     check_patches.py  check-patches
     benchrun.py       bench; bench.py: its tables
     unittests.py      harness/tests, with "N passed, N failed, N skipped"

@@ -249,7 +249,9 @@ class Bench:
             log = os.path.join(t.work, "bench-console.log")
             core.info(f"booting {t.name} for the guest bench (console: {log})")
             g = qemu.start(ctx, t, "bench", log)
-            if g.proc.wait() != 0:
+            rc = g.proc.wait()
+            core.forget(g.proc)
+            if rc != 0:
                 core.die(f"{t.name}: the bench guest failed or timed out (console: {log})")
             machine = core.output(["uname", "-m"])
             core.out()
@@ -360,7 +362,9 @@ class Bench:
         log = os.path.join(t.work, "series-console.log")
         core.info(f"booting {t.name} for the series bench (console: {log})")
         g = qemu.start(ctx, t, "series", log)
-        if g.proc.wait() != 0:
+        rc = g.proc.wait()
+        core.forget(g.proc)
+        if rc != 0:
             core.die(f"{t.name}: the series guest failed or timed out (console: {log})")
         lines = qemu_lines(log)
         txt = os.path.join(t.work, "series.txt")

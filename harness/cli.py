@@ -196,6 +196,9 @@ def parse(argv, ctx: core.Ctx, lists) -> str:
                                  f"not set' as in a .config, not '{opt}'")
             if opt.endswith(" is not set"):
                 opt = "# " + opt
+            elif opt.endswith("=n"):
+                # kunit.py's meaning; Kconfig writes it this way
+                opt = f"# {opt[:-2]} is not set"
             ctx.kconfig_add.append(opt)
         elif a == "--author" or a.startswith("--author="):
             ctx.author = value(a) if a == "--author" else a[len("--author="):]
@@ -295,9 +298,17 @@ def dispatch(ctx: core.Ctx, cmd: str) -> bool:
 
 def _terminate(signum, _frame):
     # TERM to every child's group now, so that threads waiting on one
-    # return; main() then waits for them to go before the lock does.
+    # return; main() then waits for them to go before the lock does.  A
+    # second signal must not interrupt that wait: from now on the
+    # signals only send TERM again.
+    for sig in core._SIGNALS:
+        signal.signal(sig, _again)
     core.begin_stop()
     raise KeyboardInterrupt
+
+
+def _again(signum, _frame):
+    core.begin_stop()
 
 
 def main(argv=None) -> int:
@@ -306,7 +317,7 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     ctx = core.Ctx.from_env()
     settings.prepare_process()
-    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+    for sig in core._SIGNALS:
         signal.signal(sig, _terminate)
     try:
         try:
@@ -344,13 +355,18 @@ def main(argv=None) -> int:
         return 1
     except KeyboardInterrupt:
         core.begin_stop()
+        # guests included: one deadline for every child
+        left = core.stop_children()
         qemu.stop_all(ctx)
-        core.stop_children()
-        core.err("run.sh: interrupted; every process it started is stopped")
+        if left:
+            core.err("run.sh: interrupted; these processes did not stop (their groups "
+                     "are left): " + " ".join(str(p.pid) for p in left))
+        else:
+            core.err("run.sh: interrupted; every process it started is stopped")
         return 130
     finally:
-        qemu.stop_all(ctx)
         core.stop_children()
+        qemu.stop_all(ctx)
 
 
 def results_json(ctx: core.Ctx):

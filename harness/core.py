@@ -198,14 +198,15 @@ def _missing(args: Sequence[str]) -> bool:
 # ------------------------------------------------------------ children
 
 # Every child the harness starts (make and the compilers below it, QEMU,
-# apt, spatch, git) runs in a process group of its own, kept here while
-# it runs, so that an interrupted run stops all of them before it lets
-# its lock go: a build left running would write into the build directory
-# of the next run.
+# apt, spatch, git) runs in a process group of its own, kept here until
+# it has ended, so that an interrupted run stops all of them before it
+# lets its lock go: a build left running would write into the build
+# directory of the next run.
 _CHILDREN: Set[subprocess.Popen] = set()
-_CHILDREN_LOCK = threading.Lock()
+_CHILDREN_LOCK = threading.Lock()   # never taken by the signal handler
 _STOPPING = threading.Event()
-GRACE = 5.0     # seconds between SIGTERM and SIGKILL
+GRACE = 5.0     # seconds from the signal to SIGKILL
+_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 
 class Stopping(Exception):
@@ -214,35 +215,41 @@ class Stopping(Exception):
 
 def popen(args: Sequence[str], **kwargs) -> subprocess.Popen:
     """subprocess.Popen in a new session (so a process group of its own),
-    registered until forget() or the run stops it."""
-    with _CHILDREN_LOCK:
-        if _STOPPING.is_set():
-            raise Stopping(f"{args[0]}: not started, the run is stopping")
-        proc = subprocess.Popen(args, start_new_session=True, **kwargs)
-        _CHILDREN.add(proc)
+    registered until forget().  On the main thread the run's signals wait
+    until the child is registered: an interrupt cannot come between the
+    two and leave a child nobody stops."""
+    main = threading.current_thread() is threading.main_thread()
+    if main:
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+    try:
+        with _CHILDREN_LOCK:
+            if _STOPPING.is_set():
+                raise Stopping(f"{args[0]}: not started, the run is stopping")
+            proc = subprocess.Popen(args, start_new_session=True, **kwargs)
+            _CHILDREN.add(proc)
+    finally:
+        if main:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
     return proc
 
 
 def forget(proc: subprocess.Popen):
+    """PROC has ended and been waited for: no longer the run's to stop."""
     with _CHILDREN_LOCK:
         _CHILDREN.discard(proc)
 
 
 def run_owned(args: Sequence[str], *, input=None, **kwargs) -> subprocess.CompletedProcess:
-    """subprocess.run(ARGS) through popen(): an exception while it waits
-    (the interrupt above all) stops the child's group before going on."""
+    """subprocess.run(ARGS) through popen().  An exception while it waits
+    (the interrupt above all) leaves the child registered, for
+    stop_children() to end with the others."""
     if input is not None:
         if kwargs.get("stdin") not in (None, subprocess.PIPE):
             raise ValueError("run_owned: input= with a stdin of its own")
         kwargs["stdin"] = subprocess.PIPE
     proc = popen(args, **kwargs)
-    try:
-        out, err = proc.communicate(input)
-    except BaseException:
-        stop_group([proc])
-        raise
-    finally:
-        forget(proc)
+    out, err = proc.communicate(input)
+    forget(proc)
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
@@ -258,50 +265,58 @@ def _group_alive(pgid: int) -> bool:
 
 def _signal_groups(procs, sig):
     for p in procs:
+        # A leader reaped and alone no longer holds its number: it may
+        # belong to another process now.
+        if p.returncode is not None and not _group_alive(p.pid):
+            continue
         try:
             os.killpg(p.pid, sig)
         except (ProcessLookupError, PermissionError):
             pass
 
 
-def stop_group(procs, grace: float = None):
-    """TERM to each child's group, KILL to what is left after GRACE,
-    then wait until the groups are gone (their processes reaped)."""
+def stop_group(procs, grace: float = None) -> list:
+    """TERM to each child's group, KILL to what is left after GRACE
+    seconds, then up to 2 s for the groups to go.  Returns the children
+    whose group is still there (a process in D state, say)."""
     grace = GRACE if grace is None else grace
     procs = list(procs)
     _signal_groups(procs, signal.SIGTERM)
-    for sig_deadline, sig in ((grace, signal.SIGKILL), (2.0, None)):
-        end = time.monotonic() + sig_deadline
+    for deadline, sig in ((grace, signal.SIGKILL), (2.0, None)):
+        end = time.monotonic() + deadline
         while time.monotonic() < end:
             for p in procs:
                 p.poll()
             if not any(_group_alive(p.pid) for p in procs):
-                return
+                return []
             time.sleep(0.05)
         if sig:
             _signal_groups(procs, sig)
     for p in procs:
         p.poll()
+    return [p for p in procs if _group_alive(p.pid)]
 
 
 def begin_stop():
     """From the signal handler: start no more children and send TERM to
-    the running ones' groups at once (threads waiting on them return)."""
+    the running ones' groups at once, so that threads waiting on them
+    return.  It takes no lock (the main thread may hold it): set.copy()
+    is one step under the GIL."""
+    _STOPPING.set()
+    _signal_groups(_CHILDREN.copy(), signal.SIGTERM)
+
+
+def stop_children(grace: float = None) -> list:
+    """Stop every child still registered and what it started (TERM, KILL
+    after GRACE): one deadline for all of them.  Returns those whose group
+    would not go; the others are forgotten."""
     _STOPPING.set()
     with _CHILDREN_LOCK:
         procs = list(_CHILDREN)
-    _signal_groups(procs, signal.SIGTERM)
-
-
-def stop_children(grace: float = None):
-    """Stop every child still registered and what it started: TERM, then
-    KILL after GRACE seconds.  Returns when none of their groups is left."""
-    _STOPPING.set()
+    left = stop_group(procs, grace) if procs else []
     with _CHILDREN_LOCK:
-        procs = list(_CHILDREN)
-        _CHILDREN.clear()
-    if procs:
-        stop_group(procs, grace)
+        _CHILDREN.difference_update(p for p in procs if p not in left)
+    return left
 
 
 def run(args: Sequence[str], *, cwd=None, env=None, log=None, append=False,

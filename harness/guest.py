@@ -53,6 +53,7 @@ CMDLINE_KEYS = {
     "setfs_unload_module_cycles": "rootfs/user_unload.c (--soak quick)",
     "setfs_load": "rootfs/init (guest.cmdline of x86_64-debian: modprobe)",
     "setfs_series": "rootfs/init, setfs_user series_applied() (x86_64-debian: none)",
+    "setfs_case_timeout": "rootfs/ktap.c case_timeout() (a third of --timeout)",
 }
 
 # Suites that run in user space (setfs_user's groups, init's own); the

@@ -25,6 +25,12 @@ def cmdline_soak(ctx) -> str:
     return f" {core.SOAK_QUICK}" if ctx.soak == "quick" else ""
 
 
+def case_timeout(ctx) -> int:
+    """setfs_user's limit per case: a third of the guest's timeout, so that
+    a hung case fails alone and the rest of the guest still reports."""
+    return max(30, int(ctx.boot_timeout) // 3)
+
+
 class Kind:
     name = ""
 
@@ -105,6 +111,8 @@ class TreeKind(Kind):
             append += f" setfs_filter={ctx.filter}"
         if mode == "list":
             append += " kunit.action=list"     # the peers list their cases too
+        # a hung case fails alone, well before the guest's own timeout
+        append += f" setfs_case_timeout={case_timeout(ctx)}"
         append += cmdline_soak(ctx)
         # The tree's own KUnit suites the base names, loaded after ours
         # (rootfs/init); a distribution kernel has no KUnit.

@@ -15,7 +15,7 @@ import os
 import shlex
 from typing import List
 
-from harness import build, core, qemu, target
+from harness import build, core, qemu, target, tree
 from harness.kinds import kind_of
 
 
@@ -30,14 +30,27 @@ class TargetPlan:
     qemu: List[str]
     initramfs: List[str]        # gen_init_cpio's list, or what dracut gets
     accel_note: str = ""
+    steps: List[str] = dataclasses.field(default_factory=list)   # not commands
 
 
 def target_plan(ctx: core.Ctx, name: str) -> TargetPlan:
     t = target.load(ctx, name)
     kind = kind_of(ctx, t)
     owner = target.load(ctx, t.kowner) if t.kowner else t
-    frags = [ctx.rel(f) for f in kind_of(ctx, owner).fragments()]
+    frags = [ctx.rel(f) + (f" ({'; '.join(owner.kconfig_add)})"
+                           if owner.kconfig_add and f == owner.kconfig_add_fragment else "")
+             for f in kind_of(ctx, owner).fragments()]
     cmds: List[List[str]] = []
+    series = [ctx.rel(d) for d in (tree.fixes_dir(ctx), tree.procfs_dir(ctx)) if d]
+    steps = [f"tree: {ctx.tarball} extracted to {ctx.tree} and committed as pristine, "
+             f"then git am of {' and '.join(series) or 'no series'} (once; --keep-tree: "
+             "the tree as it is)"]
+    if t.kind == "builtin":
+        steps.append(f"builtin tree: {kind.src()}, a worktree of the tree's HEAD with "
+                     "kunit/ and module/ in drivers/misc/setfs/")
+    else:
+        steps.append(f"busybox: Debian's busybox-static:{t.deb_arch} "
+                     f"(apt-get download, dpkg-deb -x) as {build.busybox_path(ctx, t)}")
     if t.kind == "distro":
         frags = ["(none: Debian's kernel and its config)"]
         cmds.append(["apt-get", "download", t.rec.distro["image"].replace(
@@ -59,6 +72,8 @@ def target_plan(ctx: core.Ctx, name: str) -> TargetPlan:
             content = os.path.join(t.work, "initramfs.fixture")
             initramfs = build.initramfs_list(ctx, t, build.busybox_path(ctx, t), fixture,
                                              content).splitlines()
+            if not any(line.startswith("dir /lib/modules") for line in initramfs):
+                initramfs.append("(then /lib/modules/... as modules_install leaves it)")
             cmds.append([os.path.join(t.build, "usr", "gen_init_cpio"), "-t",
                          str(fixture.mtime), os.path.join(t.work, "initramfs.list")])
         else:
@@ -69,13 +84,14 @@ def target_plan(ctx: core.Ctx, name: str) -> TargetPlan:
     line = qemu.command_line(ctx, t, "test", acc)
     line += ["-serial", f"file:{os.path.join(t.work, 'console.log')}"]
     return TargetPlan(t.name, t.kind, ctx.base.name, owner.name, frags, cmds, line,
-                      initramfs, note)
+                      initramfs, note, steps)
 
 
 def render(p: TargetPlan) -> str:
     out = [f"==== {p.name} ({p.kind}, base {p.base}) ===="]
     if p.kernel_from != p.name:
         out.append(f"kernel: {p.kernel_from}'s (built as that target)")
+    out += p.steps
     out.append("fragments:")
     out += [f"    {f}" for f in p.fragments]
     out.append("commands:")

@@ -33,6 +33,7 @@ VARIABLES = {
     "SETFS_LOCK_HELD": "set by the harness for a run.sh it starts under its lock",
     "CCACHE_DIR": "ccache's directory (default $SETFS_CACHE/ccache)",
     "XDG_CACHE_HOME": "where the default cache directory goes",
+    "HOME": "where the default cache directory goes without XDG_CACHE_HOME",
 }
 
 
@@ -54,9 +55,9 @@ class Settings:
     @classmethod
     def from_environ(cls, environ: Optional[Mapping[str, str]] = None) -> "Settings":
         env = os.environ if environ is None else environ
+        home = env.get("HOME") or os.path.expanduser("~")
         cache = env.get("SETFS_CACHE") or os.path.join(
-            env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
-            "setfs-probe")
+            env.get("XDG_CACHE_HOME") or os.path.join(home, ".cache"), "setfs-probe")
         return cls(cache_root=cache,
                    base_name=env.get("SETFS_BASE", ""),
                    tarball=env.get("SETFS_TARBALL", ""),

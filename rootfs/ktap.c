@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -151,17 +152,30 @@ void ktap_list_group(const struct ktap_group *g)
 		}
 }
 
-/* Where a group's process is, for its parent (MAP_SHARED). */
+/*
+ * Where a group's process is, for its parent (MAP_SHARED).  The child
+ * sets @started, then publishes @running (release); the parent reads
+ * @running first (acquire).  Both are ints: no torn 64-bit stores on
+ * 32-bit targets.
+ */
 struct group_progress {
 	unsigned int next;	/* the first row (flat index) not yet run */
-	unsigned int running;	/* the row running, or NOT_RUNNING */
+	unsigned int running;	/* the row running, IN_SETUP or NOT_RUNNING */
 	unsigned int n;		/* results printed */
 	unsigned int failed;
-	double started;		/* when @running started */
+	unsigned int started;	/* when @running started: ms since @base */
 	int done;		/* the group's process got to its end */
+	double base;		/* monotonic seconds when the group started */
 };
 
 #define NOT_RUNNING UINT_MAX
+#define IN_SETUP (UINT_MAX - 1)	/* in the group's setup or teardown */
+
+static void set_running(struct group_progress *p, unsigned int row)
+{
+	p->started = (unsigned int)((monotonic_seconds() - p->base) * 1000);
+	__atomic_store_n(&p->running, row, __ATOMIC_RELEASE);
+}
 
 /* The row at flat index @k of @g (tables one after the other). */
 static const void *flat_row(const struct ktap_group *g, unsigned int k,
@@ -199,8 +213,10 @@ static void run_rows(const struct ktap_group *g, struct group_progress *p)
 	const char *setup_err = NULL;
 	unsigned int k, total = flat_count(g);
 
+	set_running(p, IN_SETUP);
 	if (g->setup)
 		setup_err = g->setup();
+	set_running(p, NOT_RUNNING);
 	for (k = p->next; k < total; k++) {
 		const struct ktap_table *tab;
 		const char *name;
@@ -212,8 +228,7 @@ static void run_rows(const struct ktap_group *g, struct group_progress *p)
 			continue;
 		}
 		skip_reason = NULL;
-		p->started = monotonic_seconds();
-		p->running = k;
+		set_running(p, k);
 		if (setup_err) {
 			diag("group setup failed: %s", setup_err);
 			r = CASE_FAIL;
@@ -222,12 +237,14 @@ static void run_rows(const struct ktap_group *g, struct group_progress *p)
 		}
 		ktap_result(++p->n, name, r);
 		p->failed += r == CASE_FAIL;
-		p->running = NOT_RUNNING;
+		set_running(p, NOT_RUNNING);
 		p->next = k + 1;
 	}
+	set_running(p, IN_SETUP);
 	if (g->teardown && !setup_err)
 		g->teardown();
 	fflush(stdout);
+	set_running(p, NOT_RUNNING);
 	p->done = 1;
 }
 
@@ -248,6 +265,17 @@ static unsigned int case_timeout(void)
 		return KTAP_CASE_TIMEOUT;
 	}
 	return v;
+}
+
+/* What the watchdogs of setfs_user do too: blocked tasks to the console. */
+static void dump_blocked_tasks(void)
+{
+	FILE *f = fopen("/proc/sysrq-trigger", "w");
+
+	if (f) {
+		fputc('w', f);
+		fclose(f);
+	}
 }
 
 static void describe_status(int status, char *buf, size_t len)
@@ -283,9 +311,11 @@ static int wait_group(pid_t pid, struct group_progress *p, unsigned int timeout,
 			printf("    # waitpid: %s\n", strerror(errno));
 			return 0;
 		}
-		if (timeout && !*timed_out && p->running != NOT_RUNNING &&
-		    monotonic_seconds() - p->started > timeout) {
+		if (timeout && !*timed_out &&
+		    __atomic_load_n(&p->running, __ATOMIC_ACQUIRE) != NOT_RUNNING &&
+		    (monotonic_seconds() - p->base) * 1000 - p->started > timeout * 1000.0) {
 			*timed_out = true;
+			dump_blocked_tasks();
 			kill(pid, SIGKILL);
 		}
 		if (got == 0)
@@ -296,8 +326,8 @@ static int wait_group(pid_t pid, struct group_progress *p, unsigned int timeout,
 unsigned int ktap_run_group(const struct ktap_group *g, unsigned int number)
 {
 	unsigned int timeout = case_timeout(), total = flat_count(g), k;
-	struct group_progress *p, local = { .running = NOT_RUNNING };
 	double t0 = monotonic_seconds();
+	struct group_progress *p, local = { .running = NOT_RUNNING, .base = t0 };
 	bool broken = false;
 	unsigned int failed;
 
@@ -318,10 +348,11 @@ unsigned int ktap_run_group(const struct ktap_group *g, unsigned int number)
 		bool timed_out;
 		const struct ktap_table *tab;
 		const char *name;
+		pid_t pid, parent;
 		int status;
-		pid_t pid;
 
 		fflush(stdout);
+		parent = getpid();
 		pid = fork();
 		if (pid < 0) {
 			printf("    # fork: %s: the rest of the group runs without isolation\n",
@@ -332,6 +363,10 @@ unsigned int ktap_run_group(const struct ktap_group *g, unsigned int number)
 			break;
 		}
 		if (pid == 0) {
+			/* a group must not outlive setfs_user (killed by a timeout) */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() != parent)
+				_exit(1);
 			run_rows(g, p);
 			_exit(0);
 		}
@@ -343,9 +378,10 @@ unsigned int ktap_run_group(const struct ktap_group *g, unsigned int number)
 				 timeout);
 		else
 			describe_status(status, why, sizeof(why));
-		if (p->running == NOT_RUNNING) {
+		if (p->running == NOT_RUNNING || p->running == IN_SETUP) {
 			/* outside a case: in setup or teardown */
-			printf("    # the group's process %s outside a case\n", why);
+			printf("    # the group's process %s outside a case (%s)\n", why,
+			       p->running == IN_SETUP ? "in setup or teardown" : "between cases");
 			broken = true;
 			break;
 		}

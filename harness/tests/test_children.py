@@ -26,6 +26,16 @@ from harness import cli, core
 core.GRACE = 1.0
 trap = "trap '' TERM; " if os.environ.get("STUBBORN") else ""
 out = os.environ["OUT"]
+if os.environ.get("SLOW_POPEN"):
+    # the signal comes while popen() holds the registry's lock
+    import subprocess, time
+    class Slow(subprocess.Popen):
+        def __init__(self, *a, **k):
+            with open(out + ".popen", "w"):
+                pass
+            time.sleep(1)
+            super().__init__(*a, **k)
+    subprocess.Popen = Slow
 def loop(tag):
     return f"while :; do echo {tag} >> {out}; sleep 0.05; done"
 def command(ctx, cmd):
@@ -56,16 +66,26 @@ def processes_naming(text: str):
 
 
 class Interrupt(unittest.TestCase):
-    def interrupt(self, stubborn: bool):
+    def interrupt(self, stubborn: bool, twice: bool = False, slow_popen: bool = False):
         with tempfile.TemporaryDirectory() as cache:
             out = os.path.join(cache, "objects.out")
             env = dict(os.environ, TOP=TOP, OUT=out, SETFS_CACHE=cache,
-                       SETFS_LOCK_HELD="", STUBBORN="1" if stubborn else "")
-            env.pop("SETFS_LOCK_HELD")
+                       STUBBORN="1" if stubborn else "", SLOW_POPEN="1" if slow_popen else "")
+            env.pop("SETFS_LOCK_HELD", None)
             run = subprocess.Popen([sys.executable, "-c", RUN], env=env,
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                    text=True)
             try:
+                if slow_popen:
+                    end = time.monotonic() + 30
+                    while not os.path.exists(out + ".popen") and time.monotonic() < end:
+                        time.sleep(0.01)
+                    run.send_signal(signal.SIGTERM)
+                    text, _ = run.communicate(timeout=30)
+                    self.assertEqual(run.returncode, 130, text)
+                    time.sleep(0.5)
+                    self.assertEqual(processes_naming(out), [])
+                    return
                 # both writers running
                 end = time.monotonic() + 30
                 while time.monotonic() < end:
@@ -79,6 +99,10 @@ class Interrupt(unittest.TestCase):
                 # both shells (a fork about to exec sleep may show up too)
                 self.assertGreaterEqual(len(processes_naming(out)), 2)
                 run.send_signal(signal.SIGTERM)
+                if twice:
+                    # a second signal while the run waits for its children
+                    time.sleep(0.3)
+                    run.send_signal(signal.SIGTERM)
                 text, _ = run.communicate(timeout=30)
             finally:
                 if run.poll() is None:
@@ -104,6 +128,14 @@ class Interrupt(unittest.TestCase):
 
     def test_children_that_ignore_sigterm_are_killed(self):
         self.interrupt(stubborn=True)
+
+    def test_a_second_signal_does_not_cut_the_wait_short(self):
+        self.interrupt(stubborn=True, twice=True)
+
+    def test_a_signal_while_a_child_starts(self):
+        """The handler takes no lock that popen() holds (it used to wait on
+        itself forever), and the child being started is stopped too."""
+        self.interrupt(stubborn=False, slow_popen=True)
 
 
 if __name__ == "__main__":

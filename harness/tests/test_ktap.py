@@ -37,7 +37,7 @@ not ok 1 crashy
     KTAP version 1
     # Subtest: setup_crash
     1..2
-    # the group's process killed by SIGABRT (signal 6) outside a case
+    # the group's process killed by SIGABRT (signal 6) outside a case (in setup or teardown)
     # not run: the group's process died before it
     not ok 1 a
     # not run: the group's process died before it
@@ -80,12 +80,18 @@ class Isolation(unittest.TestCase):
         self.assertEqual(self.run_it(setfs_case_timeout="1"), WANT)
 
     def test_no_timeout(self):
-        """setfs_case_timeout=0 turns the limit off: only the filter keeps
-        the hanging case out."""
+        """setfs_case_timeout=0 turns the limit off: the hanging case is not
+        killed (an outside timeout ends the program instead), and the
+        filter still selects as before."""
         got = self.run_it(setfs_case_timeout="0", setfs_filter="crashy.pass*,after")
         self.assertEqual(re.findall(r"^ *(?:not )?ok \d+ \S+", got, re.M),
                          ["    ok 1 pass1", "    ok 2 pass2", "ok 1 crashy",
                           "    ok 1 a", "    ok 2 b", "ok 2 after"])
+        proc = subprocess.run(["timeout", "3", self.exe], capture_output=True, text=True,
+                              env=dict(os.environ, setfs_case_timeout="0",
+                                       setfs_filter="crashy.hang"), check=False)
+        self.assertEqual(proc.returncode, 124, proc.stdout)
+        self.assertNotIn("timed out", proc.stdout)
 
 
 if __name__ == "__main__":

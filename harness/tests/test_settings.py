@@ -52,7 +52,7 @@ class Settings(unittest.TestCase):
     def test_defaults(self):
         s = settings.Settings.from_environ({"HOME": "/h"})
         self.assertEqual((s.cache_root, s.accel, s.series_rounds, s.ci),
-                         (os.path.expanduser("~") + "/.cache/setfs-probe", "auto", "3", False))
+                         ("/h/.cache/setfs-probe", "auto", "3", False))
         s = settings.Settings.from_environ({"XDG_CACHE_HOME": "/x"})
         self.assertEqual(s.cache_root, "/x/setfs-probe")
         with self.assertRaises(dataclasses.FrozenInstanceError):

@@ -204,6 +204,7 @@ class KconfigAdd(unittest.TestCase):
         self.assertEqual(frags[-1], os.path.join(t.work, "kconfig_add.config"))
         # other options, another build; the same ones, the same build
         _, other = self.parse("kunit", "--arch", "x86_64-la57", "--kconfig_add", "CONFIG_KCSAN=n")
+        self.assertEqual(other.kconfig_add, ["# CONFIG_KCSAN is not set"])
         self.assertNotEqual(target.load(other, "x86_64-la57").build, t.build)
         _, same = self.parse("kunit", "--arch", "x86_64-la57", "--kconfig_add", "CONFIG_KCSAN=y",
                              "--kconfig_add", "CONFIG_PROVE_LOCKING is not set")
@@ -293,7 +294,7 @@ class Kinds(unittest.TestCase):
             "setfs_series=none", "setfs_mode=test", "setfs_halt=reboot",
             "setfs_target=x86_64-debian", "setfs_paging=4-level",
             "setfs_task_size_max=0x7ffffffff000", "setfs_filter=setfs_proc",
-            *core.SOAK_QUICK.split()])
+            "setfs_case_timeout=100", *core.SOAK_QUICK.split()])
 
     def test_a_base_without_the_procfs_series_says_so(self):
         """A base without a procfs series (6.12's record with its
@@ -542,12 +543,12 @@ class Accel(unittest.TestCase):
             def wait(self):
                 return 0
 
+        self.addCleanup(core._CHILDREN.clear)
         with tempfile.TemporaryDirectory() as d:
             ctx.cache = d
             t = target.load(ctx, "x86_64")
             t.work = os.path.join(d, "work")
-            with mock.patch.dict(os.environ, {"SETFS_ACCEL": "auto"}), \
-                    mock.patch.object(core, "output", return_value=host_arch), \
+            with mock.patch.object(core, "output", return_value=host_arch), \
                     mock.patch.object(os, "access", return_value=True), \
                     mock.patch.object(subprocess, "Popen", Proc), \
                     mock.patch.object(qemu, "_RUNNING", []):
