@@ -536,6 +536,12 @@ int main(int argc, char **argv)
 		selected[i] = ktap_group_select(groups[i]) > 0;
 		n += selected[i];
 	}
+	/*
+	 * The groups run in child processes (ktap_run_group()); a control
+	 * device the prepare steps opened here would stay open in this process
+	 * and pin setfs_probe, which setfs_user_unload removes.
+	 */
+	ctl_close();
 	if (list) {
 		/* the cases a run would report, as kunit.action=list prints them */
 		for (i = 0; i < ARRAY_SIZE(groups); i++)
