@@ -304,6 +304,8 @@ def _terminate(signum, _frame):
     for sig in core._SIGNALS:
         signal.signal(sig, _again)
     core.begin_stop()
+    if core.defer_interrupt():
+        return      # popen() raises it once its child is registered
     raise KeyboardInterrupt
 
 

@@ -213,14 +213,20 @@ class Stopping(Exception):
     """A child asked for while the run is stopping."""
 
 
+_STARTING = [0]        # popen() calls in progress on the main thread
+_DEFERRED = [False]     # an interrupt came during one of them
+
+
 def popen(args: Sequence[str], **kwargs) -> subprocess.Popen:
     """subprocess.Popen in a new session (so a process group of its own),
-    registered until forget().  On the main thread the run's signals wait
-    until the child is registered: an interrupt cannot come between the
-    two and leave a child nobody stops."""
+    registered until forget().  An interrupt on the main thread while it
+    starts and registers a child is raised once the child is registered
+    (defer_interrupt()), so no child escapes the registry.  Signals are
+    not blocked instead: a child would inherit the blocked mask, and
+    SIGTERM would no longer end it (make, QEMU, timeout(1)'s command)."""
     main = threading.current_thread() is threading.main_thread()
     if main:
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+        _STARTING[0] += 1
     try:
         with _CHILDREN_LOCK:
             if _STOPPING.is_set():
@@ -229,8 +235,21 @@ def popen(args: Sequence[str], **kwargs) -> subprocess.Popen:
             _CHILDREN.add(proc)
     finally:
         if main:
-            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+            _STARTING[0] -= 1
+    if main and _DEFERRED[0] and not _STARTING[0]:
+        _DEFERRED[0] = False
+        raise KeyboardInterrupt
     return proc
+
+
+def defer_interrupt() -> bool:
+    """From the signal handler: True when the main thread is inside
+    popen(), which then raises the interrupt itself, after registering
+    its child."""
+    if _STARTING[0]:
+        _DEFERRED[0] = True
+        return True
+    return False
 
 
 def forget(proc: subprocess.Popen):

@@ -65,6 +65,17 @@ def processes_naming(text: str):
     return found
 
 
+class Mask(unittest.TestCase):
+    def test_children_can_be_signalled(self):
+        """A child starts with no signal blocked: the run's own way of
+        avoiding a race must not leave SIGTERM blocked in make or QEMU
+        (it did once: timeout(1) could then not end ktap_isolation)."""
+        from harness import core
+        out = core.run_owned(["grep", "^SigBlk:", "/proc/self/status"],
+                             stdout=subprocess.PIPE, text=True).stdout
+        self.assertEqual(int(out.split()[1], 16), 0, out)
+
+
 class Interrupt(unittest.TestCase):
     def interrupt(self, stubborn: bool, twice: bool = False, slow_popen: bool = False):
         with tempfile.TemporaryDirectory() as cache:
