@@ -249,9 +249,7 @@ class Bench:
             log = os.path.join(t.work, "bench-console.log")
             core.info(f"booting {t.name} for the guest bench (console: {log})")
             g = qemu.start(ctx, t, "bench", log)
-            rc = g.proc.wait()
-            core.forget(g.proc)
-            if rc != 0:
+            if core.wait(g.proc) != 0:
                 core.die(f"{t.name}: the bench guest failed or timed out (console: {log})")
             machine = core.output(["uname", "-m"])
             core.out()
@@ -362,9 +360,7 @@ class Bench:
         log = os.path.join(t.work, "series-console.log")
         core.info(f"booting {t.name} for the series bench (console: {log})")
         g = qemu.start(ctx, t, "series", log)
-        rc = g.proc.wait()
-        core.forget(g.proc)
-        if rc != 0:
+        if core.wait(g.proc) != 0:
             core.die(f"{t.name}: the series guest failed or timed out (console: {log})")
         lines = qemu_lines(log)
         txt = os.path.join(t.work, "series.txt")

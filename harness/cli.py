@@ -133,6 +133,12 @@ def check_glob(g: str):
         core.usage_error(f"filter glob '{g}' has no suite part (SUITE or SUITE.CASE)")
 
 
+def optional_value(arg: str, bare: str) -> str:
+    """--OPT=VALUE's VALUE, or BARE for --OPT alone (kunit.py's options
+    whose value is optional never take the next word)."""
+    return arg.split("=", 1)[1] if "=" in arg else bare
+
+
 def parse(argv, ctx: core.Ctx, lists) -> str:
     """The options into CTX; returns the command."""
     cmd = ""
@@ -173,20 +179,16 @@ def parse(argv, ctx: core.Ctx, lists) -> str:
             ctx.debug = True
         elif a == "--dry-run":
             ctx.dry_run = True
-        elif a == "--json":
+        elif a == "--json" or a.startswith("--json="):
             # kunit.py's meaning: bare, stdout; --json=FILE, a file (a word
             # after a bare --json is a filter, as kunit.py reads it)
-            ctx.json_out = "stdout"
-        elif a.startswith("--json="):
-            ctx.json_out = a[len("--json="):]
+            ctx.json_out = optional_value(a, "stdout")
             if not ctx.json_out:
                 core.usage_error("--json= needs a file name (or --json alone for stdout)")
         elif a == "--list_tests":
             ctx.list_tests = True
-        elif a == "--raw_output":
-            ctx.raw_output = "kunit"
-        elif a.startswith("--raw_output="):
-            ctx.raw_output = a[len("--raw_output="):]
+        elif a == "--raw_output" or a.startswith("--raw_output="):
+            ctx.raw_output = optional_value(a, "kunit")
             if ctx.raw_output not in ("kunit", "all"):
                 core.usage_error(f"--raw_output takes kunit or all, not '{ctx.raw_output}'")
         elif a == "--kconfig_add" or a.startswith("--kconfig_add="):

@@ -76,15 +76,21 @@ def report_guest(ctx: core.Ctx, g: qemu.Guest) -> TargetResult:
     return res
 
 
+def build_targets(ctx: core.Ctx) -> List[target.Target]:
+    """The host's packages, the prepared tree, then every selected target
+    up to its initramfs."""
+    core.ensure_pkgs(ctx, core.HOST_PKGS)
+    core.out("==== tree ====")
+    tree.prepare_tree(ctx)
+    return [build_target(ctx, name) for name in ctx.arches]
+
+
 def kunit(ctx: core.Ctx) -> KunitRun:
     """Prepare the tree, build every target, boot them side by side and
     report each."""
     t0 = core.now()
     first = len(ctx.timings)
-    core.ensure_pkgs(ctx, core.HOST_PKGS)
-    core.out("==== tree ====")
-    tree.prepare_tree(ctx)
-    targets = [build_target(ctx, name) for name in ctx.arches]
+    targets = build_targets(ctx)
     core.out()
     core.out("==== boot ====")
     guests = [qemu.start(ctx, t) for t in targets]
@@ -124,10 +130,7 @@ def listed(lines: List[str], kind: str) -> Tuple[List[str], bool]:
 def list_tests(ctx: core.Ctx) -> bool:
     """kunit --list_tests: each target boots in list mode and prints the
     suites and cases a run would report, running none."""
-    core.ensure_pkgs(ctx, core.HOST_PKGS)
-    core.out("==== tree ====")
-    tree.prepare_tree(ctx)
-    targets = [build_target(ctx, name) for name in ctx.arches]
+    targets = build_targets(ctx)
     guests = []
     for t in targets:
         log = os.path.join(t.work, "list-console.log")

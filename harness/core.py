@@ -258,6 +258,13 @@ def forget(proc: subprocess.Popen):
         _CHILDREN.discard(proc)
 
 
+def wait(proc: subprocess.Popen) -> int:
+    """Wait for a child of popen() and forget it; its exit status."""
+    rc = proc.wait()
+    forget(proc)
+    return rc
+
+
 def run_owned(args: Sequence[str], *, input=None, **kwargs) -> subprocess.CompletedProcess:
     """subprocess.run(ARGS) through popen().  An exception while it waits
     (the interrupt above all) leaves the child registered, for

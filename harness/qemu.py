@@ -67,8 +67,7 @@ def accel(ctx: core.Ctx, t: Target) -> str:
                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL)
         _RUNNING.append(proc)
-        works = proc.wait() == 0 and "Kernel panic" in core.read(probe_log, "")
-        core.forget(proc)
+        works = core.wait(proc) == 0 and "Kernel panic" in core.read(probe_log, "")
         core.write(cachef, ("kvm" if works else "tcg") + "\n")
     return core.read(cachef).strip()
 
@@ -147,8 +146,7 @@ def start(ctx: core.Ctx, t: Target, mode: str = "test", console: str = "") -> Gu
 def finish(ctx: core.Ctx, g: Guest, record: bool = True) -> Guest:
     """Wait for G; g.error says why it failed (the console's last lines
     are printed), empty when it powered off by itself in time."""
-    rc = g.proc.wait()
-    core.forget(g.proc)
+    rc = core.wait(g.proc)
     # The guest's last console write is when it powered off.
     try:
         end = os.stat(g.console).st_mtime

@@ -95,7 +95,7 @@ def load(ctx: core.Ctx, name: str) -> Target:
     except record.RecordError as e:
         core.die(str(e))
     d = rec.name if flavour == "normal" else rec.name + "-debug"
-    add = list(getattr(ctx, "kconfig_add", []) or [])
+    add = list(ctx.kconfig_add)
     if add:
         # its own kernel, build and work directories, as a debug flavour
         d += "-k" + core.hash_text("\n".join(add))[:8]
