@@ -474,11 +474,24 @@ def with_identity(repo: str, start: str, end: str, ident: Tuple[str, str],
     return parent
 
 
+def subject_prefix(out: str) -> str:
+    """"PATCH", or "PATCH vN" when OUT/version holds the series' version N
+    (2 or more; the first posting has no file)."""
+    path = os.path.join(out, "version")
+    if not os.path.exists(path):
+        return "PATCH"
+    text = core.read(path).strip()
+    if not re.fullmatch(r"[1-9][0-9]*", text) or int(text) < 2:
+        core.die(f"{path}: want the series' version, a number from 2 up; it holds {text!r}")
+    return f"PATCH v{text}"
+
+
 def export_dir(ctx, out: str, base: str, start: str, end: str,
                ident: Optional[Tuple[str, str]]):
     """START..END of the tree as OUT's patches, with a cover letter
-    (filled from OUT/cover-letter.txt) and a series file; with IDENT, in
-    that name (with_identity())."""
+    (filled from OUT/cover-letter.txt) and a series file, their subjects
+    prefixed by subject_prefix(); with IDENT, in that name
+    (with_identity())."""
     os.makedirs(out, exist_ok=True)
     for f in os.listdir(out):
         if f.endswith(".patch") or f == "series":
@@ -489,6 +502,7 @@ def export_dir(ctx, out: str, base: str, start: str, end: str,
             end = with_identity(ctx.tree, start, end, ident)
             env = {"GIT_COMMITTER_NAME": ident[0], "GIT_COMMITTER_EMAIL": ident[1]}
         core.output(["git", "-C", ctx.tree, "format-patch", "-q", "--cover-letter",
+                     f"--subject-prefix={subject_prefix(out)}",
                      f"--base={base}", "-o", out, f"{start}..{end}"], env=env)
         fill_cover_letter(ctx, os.path.join(out, "0000-cover-letter.patch"),
                           os.path.join(out, "cover-letter.txt"))

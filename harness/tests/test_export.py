@@ -93,6 +93,27 @@ class Identity(unittest.TestCase):
         self.assertEqual(git(self.repo, "rev-parse", "HEAD^{tree}"),
                          git(self.repo, "rev-parse", f"{self.head}^{{tree}}"))
 
+    def test_version_file_sets_the_subject_prefix(self):
+        with open(os.path.join(self.out, "version"), "w") as fh:
+            fh.write("6\n")
+        files = self.export(PLACEHOLDER)
+        self.assertIn("Subject: [PATCH v6 0/3] b, c, d: add them\n",
+                      files["0000-cover-letter.patch"])
+        self.assertIn("Subject: [PATCH v6 2/3] c: add it\n", files["0002-c-add-it.patch"])
+        # the file names do not change with the version
+        self.assertEqual(files["series"].split()[0], "0001-b-add-it.patch")
+
+    def test_bad_version_file_names_itself(self):
+        for text in ("v6\n", "1\n", "", "06x"):
+            with self.subTest(text=text):
+                with open(os.path.join(self.out, "version"), "w") as fh:
+                    fh.write(text)
+                with mock.patch.object(core, "die", side_effect=SystemExit(2)) as die:
+                    with self.assertRaises(SystemExit):
+                        self.export(PLACEHOLDER)
+                self.assertIn("version", die.call_args[0][0])
+                self.assertIn(repr(text.strip()), die.call_args[0][0])
+
     def test_non_ascii_name_is_encoded_by_git(self):
         files = self.export(("Jörg Rödel", "joro@example.org"))
         self.assertIn("From: =?UTF-8?q?J=C3=B6rg=20R=C3=B6del?= <joro@example.org>",
