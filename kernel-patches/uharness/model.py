@@ -55,6 +55,7 @@ SIZE_MAX = 2**64 - 1     # of a 64-bit build; rows carry their word size
 INT_MAX = 2**31 - 1
 MAX_RW_COUNT = INT_MAX & ~4095
 MAP_MAX = 1 << 18        # uh_main.c: writable bytes per segment at most
+PAGE = 4096              # a bvec segment: one page (copy_splice_read())
 
 
 @dataclass
@@ -83,7 +84,8 @@ class Row:
     name: str
     variant: int
     pos: int
-    itype: str              # "u" (ITER_UBUF), "v" (ITER_IOVEC), "k" (ITER_KVEC)
+    itype: str              # "u" (ITER_UBUF), "v" (ITER_IOVEC), "k" (ITER_KVEC),
+                            # "b" (ITER_BVEC)
     segs: list
     fault: int = -1         # writes after this many bytes fault
     bits: int = 64          # the build's word size: size_t and long
@@ -364,6 +366,17 @@ def rows_for(variant, vname, size, bits=64):
         for lname, segs in kvecs.items():
             rows.append(Row("%s/pos=%s/%s" % (vname, _pos(pos), lname),
                             variant, pos, "k", segs))
+    # Page arrays (ITER_BVEC), as copy_splice_read() builds them for
+    # splice(2) and sendfile(2): whole pages, the last one partly used,
+    # and a default pipe's 16 pages.  One call; no page can fault.
+    bvecs = {
+        "bvec-pages": [Seg(PAGE)] * (s1 // PAGE) + ([Seg(s1 % PAGE)] if s1 % PAGE else []),
+        "bvec-pipe16": [Seg(PAGE)] * 16,
+    }
+    for pos in dict.fromkeys([0, 1, max(size - 1, 0), size]):
+        for lname, segs in bvecs.items():
+            rows.append(Row("%s/pos=%s/%s" % (vname, _pos(pos), lname),
+                            variant, pos, "b", segs or [Seg(0)]))
     # Destinations that fault: at byte 0, at byte k, NULL, mid-vector.
     ks = sorted({0, 1, 2, 3, 5, s1 // 2, max(s1 - 1, 0)})
     for pos in dict.fromkeys([0, 1]):

@@ -259,6 +259,7 @@ static inline size_t iov_iter_count(const struct iov_iter *i) { return i->count;
 static inline bool iter_is_ubuf(const struct iov_iter *i) { return i->iter_type == ITER_UBUF; }
 static inline bool iter_is_iovec(const struct iov_iter *i) { return i->iter_type == ITER_IOVEC; }
 static inline bool iov_iter_is_kvec(const struct iov_iter *i) { return i->iter_type == ITER_KVEC; }
+static inline bool iov_iter_is_bvec(const struct iov_iter *i) { return i->iter_type == ITER_BVEC; }
 static inline bool user_backed_iter(const struct iov_iter *i) { return i->user_backed; }
 /* include/linux/uio.h of 6.12: the current segment of a user iterator */
 static inline void __user *iter_iov_addr(const struct iov_iter *i)

@@ -8,8 +8,10 @@
  *   uh info            variants, their images and records
  *   uh run < rows      one row per line:
  *                      ID VARIANT POS TYPE SEGS FAULT
- *     TYPE  u (ITER_UBUF, read/pread), v (ITER_IOVEC, readv/preadv) or
- *           k (ITER_KVEC, kernel_read() and vfs_iter_read() of a kvec);
+ *     TYPE  u (ITER_UBUF, read/pread), v (ITER_IOVEC, readv/preadv),
+ *           k (ITER_KVEC, kernel_read() and vfs_iter_read() of a kvec) or
+ *           b (ITER_BVEC, an array of pages: what copy_splice_read()
+ *           hands the method for splice(2) and sendfile(2));
  *           U and V as u and v, after the pristine method read the same
  *           (UH_OLD)
  *     SEGS  LEN[@MAPPED|@null] separated by commas: a segment of LEN
@@ -241,7 +243,11 @@ unsigned long copy_to_user(void __user *to, const void *from, unsigned long n)
 }
 #endif
 
-/* iterate_and_advance() for ITER_UBUF and ITER_IOVEC, copying. */
+/*
+ * iterate_and_advance() for ITER_UBUF and ITER_IOVEC, copying; ITER_KVEC
+ * and ITER_BVEC as ITER_IOVEC over memory that cannot fault (a bvec's
+ * segments are its pages, held in iov[] like the others).
+ */
 size_t _copy_to_iter(const void *addr, size_t bytes, struct iov_iter *i)
 {
 	const char *from = addr;
@@ -262,8 +268,9 @@ size_t _copy_to_iter(const void *addr, size_t bytes, struct iov_iter *i)
 
 		done = bytes - left;
 		i->iov_offset += done;
-	} else if (i->iter_type == ITER_IOVEC || i->iter_type == ITER_KVEC) {
-		/* a kvec's segments are kernel memory: parse_segs() maps all */
+	} else if (i->iter_type == ITER_IOVEC || i->iter_type == ITER_KVEC ||
+		   i->iter_type == ITER_BVEC) {
+		/* kvec and bvec segments are kernel memory: all mapped */
 		const struct iovec *p = i->iov;
 		size_t skip = i->iov_offset;
 
@@ -315,7 +322,8 @@ void iov_iter_revert(struct iov_iter *i, size_t unroll)
 		i->iov_offset -= unroll;
 		return;
 	}
-	if (i->iter_type != ITER_IOVEC && i->iter_type != ITER_KVEC) {
+	if (i->iter_type != ITER_IOVEC && i->iter_type != ITER_KVEC &&
+	    i->iter_type != ITER_BVEC) {
 		uh_warn("iov_iter_revert: iterator type %d not modelled", i->iter_type);
 		return;
 	}
@@ -502,8 +510,9 @@ static void run_row(int variant, long long pos, char type, char *spec, long long
 	memset(&to, 0, sizeof(to));
 	/* U, V: the same, and the pristine method first (UH_OLD) */
 	to.iter_type = type == 'u' || type == 'U' ? ITER_UBUF :
-		       type == 'k' ? ITER_KVEC : ITER_IOVEC;
-	to.user_backed = type != 'k';
+		       type == 'k' ? ITER_KVEC :
+		       type == 'b' ? ITER_BVEC : ITER_IOVEC;
+	to.user_backed = type != 'k' && type != 'b';
 	to.data_source = false;
 	to.count = total;
 	if (to.iter_type == ITER_UBUF) {
@@ -569,7 +578,8 @@ static void run_row(int variant, long long pos, char type, char *spec, long long
 		/*
 		 * io_uring's inline try of a file that is not O_NONBLOCK:
 		 * -EAGAIN, without a call of the method and without moving
-		 * anything (fs/proc/inode.c, series v5 patch 1).
+		 * anything (fs/proc/inode.c, "proc: make whole-iterator reads of
+		 * ->proc_read_iter entries opt-in", patch 3 of v6).
 		 */
 		struct kiocb nowait = iocb;
 		struct iov_iter copy = to;
@@ -697,7 +707,7 @@ static struct uh_row *parse_rows(char *all, int *nrows)
 		if (sscanf(line, "%63s %d %lld %3s %s %lld%n", r->id, &r->variant,
 			   &r->pos, type, r->spec, &r->fault, &len) != 6 ||
 		    r->variant < 0 || r->variant >= uh_nvariants ||
-		    !strchr("uvkUV", type[0]) || !type[0] || type[1]) {
+		    !strchr("uvkbUV", type[0]) || !type[0] || type[1]) {
 			fprintf(stderr, "uh: bad row: %s\n", line);
 			exit(2);
 		}
