@@ -919,6 +919,81 @@ static enum case_result pci_config_unprivileged_header_only(enum via v)
 	       CASE_PASS : CASE_FAIL;
 }
 
+/*
+ * pwrite(2) past the end of the config space writes nothing and returns
+ * 0, however far past.  proc_bus_pci_write() narrowed the position to an
+ * int before comparing it with the size: at 2^32 + 0x3c it wrote
+ * register 0x3c, at 2^32 - 4 it handed offset -4 to the config
+ * accessors.  The 6.12 series fixes it in its second patch; on a kernel
+ * without that fix (the 6.1 series, a distribution's) the case writes
+ * register 0x3c's own bytes back at 2^32 + 0x3c, which changes nothing,
+ * and expects the narrowed write of 4 bytes: so the case tells the two
+ * kernels apart.  Only a host bridge (class 06/00) is written, and its
+ * config space must be what it was afterwards.  2^31 and 2^31 + 0x3c
+ * are where the narrowed count is negative, which access_ok() refuses
+ * on 64-bit: they check the answer there, not the loop of the bug.
+ */
+static enum case_result pci_config_pwrite_past_end(enum via v)
+{
+	static const long long pos[] = {
+		(1LL << 32) + 0x3c, (1LL << 32) - 4, 1LL << 31,
+		(1LL << 31) + 0x3c, 1LL << 40, 4096, 65536,
+	};
+	static const unsigned char junk[4] = { 0x5a, 0x5a, 0x5a, 0x5a };
+	bool fixed = series_applied() && kernel_at_least(6, 12);
+	unsigned char before[4096], after[4096];
+	struct pci_dev devs[PCI_MAX_DEVICES];
+	const char *path = NULL;
+	enum case_result res;
+	ssize_t blen = 0, alen, ret;
+	bool ok = true;
+	int i, n, fd;
+
+	(void)v;
+	n = pci_devices(devs, PCI_MAX_DEVICES, &res);
+	if (!n)
+		return res;
+	for (i = 0; i < n && !path; i++) {
+		blen = read_all(devs[i].proc, O_RDONLY, before, sizeof(before));
+		if (blen >= 64 && before[0x0b] == 0x06 && before[0x0a] == 0x00)
+			path = devs[i].proc;
+	}
+	if (!path)
+		return ktap_skip("no PCI host bridge (class 06/00) to write to");
+	fd = open_path(path, O_WRONLY);
+	if (fd < 0)
+		return CASE_FAIL;
+	if (!fixed) {
+		diag("%s: this kernel narrows the position (no PCI fix of the 6.12 series)",
+		     path);
+		ret = pwrite(fd, before + 0x3c, 4, (1LL << 32) + 0x3c);
+		if (ret != 4) {
+			diag("pwrite(register 0x3c's bytes at 2^32 + 0x3c) = %zd (%s), want 4",
+			     ret, ret < 0 ? strerror(errno) : "short");
+			ok = false;
+		}
+	}
+	for (i = 0; fixed && i < (int)ARRAY_SIZE(pos); i++) {
+		errno = 0;
+		ret = pwrite(fd, junk, sizeof(junk), pos[i]);
+		if (ret != 0) {
+			diag("%s: pwrite(4 bytes at %#llx) = %zd (%s), want 0",
+			     path, pos[i], ret, strerror(errno));
+			ok = false;
+		}
+	}
+	alen = read_all(path, O_RDONLY, after, sizeof(after));
+	if (!check_kret("size of the config space after", alen, blen) ||
+	    !check_mem("config space after the writes", after, before, blen)) {
+		ok = false;
+		/* put back what a wrong write may have changed */
+		if (pwrite(fd, before + 0x3c, 4, 0x3c) != 4)
+			diag("could not restore register 0x3c: %s", strerror(errno));
+	}
+	close(fd);
+	return ok ? CASE_PASS : CASE_FAIL;
+}
+
 static enum case_result pci_config_via(enum via v)
 {
 	static const struct slice sl[] = {
@@ -2318,6 +2393,7 @@ static const struct procread_case procread_cases[][3] = {
 	CASE("pci_config_matches_sysfs", pci_config_matches_sysfs),
 	CASE("pci_config_unprivileged_header_only",
 	     pci_config_unprivileged_header_only),
+	CASE("pci_config_pwrite_past_end", pci_config_pwrite_past_end),
 	VIAS(pci_config),
 	CASE("kmsg_read_marker", kmsg_read_marker),
 	CASE("kmsg_nonblock_empty_eagain", kmsg_nonblock_empty_eagain),
