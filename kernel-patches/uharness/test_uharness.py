@@ -160,6 +160,35 @@ class ExpandTest(unittest.TestCase):
         self.assertEqual(uharness.expand(swapped.replace("(<6.12)", "(<6.1)"),
                                          tree, "/fx.c", (6, 1)), "\n\nz\n")
 
+    def test_include(self):
+        """uh-include: a fixture file's lines in place, extracted from
+        the tree like the fixture's own; an included file includes no
+        other, and a missing one names the fixture line."""
+        tree = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tree)
+        fx = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, fx)
+        os.makedirs(os.path.join(tree, "d"))
+        with open(os.path.join(tree, "d", "x.c"), "w") as f:
+            f.write(SRC)
+        with open(os.path.join(fx, "common.inc"), "w") as f:
+            f.write("c1\n// uh-extract: d/x.c func baz\nc3\n")
+        out = uharness.expand("a\n// uh-include: common.inc\nb\n", tree,
+                              os.path.join(fx, "f.c"), (6, 12))
+        self.assertIn('#line 1 "%s"\nc1\n' % os.path.join(fx, "common.inc"), out)
+        self.assertIn("int baz(void)", out)
+        self.assertIn('#line 3 "%s"\nc3\n' % os.path.join(fx, "common.inc"), out)
+        self.assertIn('#line 3 "%s"\nb\n' % os.path.join(fx, "f.c"), out)
+        self.assertNotIn("uh-", out)
+        with open(os.path.join(fx, "nested.inc"), "w") as f:
+            f.write("// uh-include: common.inc\n")
+        with self.assertRaisesRegex(extract.ExtractError, "includes no other"):
+            uharness.expand("// uh-include: nested.inc\n", tree,
+                            os.path.join(fx, "f.c"), (6, 12))
+        with self.assertRaisesRegex(extract.ExtractError, "f.c:2: uh-include"):
+            uharness.expand("a\n// uh-include: gone.inc\n", tree,
+                            os.path.join(fx, "f.c"), (6, 12))
+
 
 IMG = bytes(range(100, 116))    # a 16-byte file
 
@@ -207,6 +236,36 @@ class LoopedTest(unittest.TestCase):
                                          "out": IMG[:3]}),
                          ["wrote 3 bytes, not a prefix of the 12 expected of "
                           "at least 4 and within the 6 the destination takes"])
+
+    def test_empty_segments(self):
+        """do_loop_readv_writev() loops while the iterator has bytes: an
+        all-empty vector makes no call; an empty first segment gets one
+        (of 0 bytes), and iov_iter_advance() skips every empty segment
+        after a call.  A record fifo shows it: a 0-byte read drops a
+        record (samples/kfifo/record-example.c, before and after)."""
+        fm = FileModel(kind="fifo-record", records=[b"a", b"bb", b"ccc", b"d"])
+        self.assertEqual(model.expect_looped(fm, b"", row(0, 0, 0, itype="v")).rets,
+                         (0,))
+        e = model.expect_looped(fm, b"", row(0, 0, 0, 2, itype="v"))
+        self.assertEqual((e.rets, e.out), ((2,), b"bb"))
+        # the empty segments in the middle make no call: no record lost
+        e = model.expect_looped(fm, b"", row(0, 1, 0, 0, 2, 0, 3, itype="v"))
+        self.assertEqual((e.rets, e.out), ((6,), b"abbccc"))
+
+    def test_fifo_elements(self):
+        """samples/kfifo: whole elements only, consumed as copied; the
+        bytes of a partly copied int stay in the destination uncounted."""
+        ints = FileModel(kind="fifo", esize=4)
+        img = bytes(range(12))
+        e = model.expect(ints, img, row(0, 7))
+        self.assertEqual((e.rets, e.out, e.state), ((4,), img[:4], 4))
+        e = model.expect(ints, img, row(0, 12, fault=6))
+        self.assertEqual((e.rets, e.prefix_ok, e.floor, e.cap, e.state),
+                         ((4,), True, 4, 6, 4))
+        e = model.expect(ints, img, row(0, 12, fault=3))
+        self.assertEqual((e.rets, e.state), ((-EFAULT,), 0))
+        e = model.expect_looped(ints, img, row(5, 4, 4, 4, 4, itype="v"))
+        self.assertEqual((e.rets, e.pos, e.out), ((12,), (5,), img))
 
     def test_fault_budget_carries(self):
         fm = FileModel()

@@ -325,6 +325,9 @@ size_t uh_record(int variant, int index, const unsigned char **rec);
 ssize_t uh_read(int variant, struct kiocb *iocb, struct iov_iter *to);
 /* After the call: the fixture's own checks (uh_warn on failure). */
 void uh_check(int variant);
+/* What the row's read returned, and its TYPE letter, for uh_check(). */
+extern ssize_t uh_last_ret;
+extern char uh_last_type;
 
 void uh_hex(const char *tag, const void *buf, size_t len);
 

@@ -81,6 +81,9 @@ MARK = re.compile(r"^\s*//\s*uh-extract(?:\((<?)(\d+)\.(\d+)\))?:"
 # (tag "pristine"), renamed old_NAME: the differential's old side.
 MARK_OLD = re.compile(r"^\s*//\s*uh-extract-old:\s*(\S+)\s+(\w+)\s+(\w+)\s*$")
 PRISTINE = "pristine"
+# "// uh-include: NAME": the fixture file NAME (fixtures/NAME), expanded
+# in its place: extraction lines that several fixtures share.
+MARK_INCLUDE = re.compile(r"^\s*//\s*uh-include:\s*([\w.-]+)\s*$")
 # Series v5's per-segment core of fs/proc/inode.c; a tree that has it reads
 # every harnessed entry (none has PROC_ENTRY_ITER_WHOLE) through it.
 SEG_CORE = ("fs/proc/inode.c", "func", "proc_reg_read_iter_seg")
@@ -235,6 +238,15 @@ HARNESSES = [
     Harness("cache_read", "sunrpc",
             ["net/sunrpc/cache.c: cache_read, cache_read_procfs"],
             FileModel(kind="upcall"), stated=PARTIAL_COPY),
+    Harness("kfifo_bytestream", "kfifo_bytes",
+            ["samples/kfifo/bytestream-example.c: fifo_read"],
+            FileModel(kind="fifo"), stated=PARTIAL_COPY),
+    Harness("kfifo_inttype", "kfifo_int",
+            ["samples/kfifo/inttype-example.c: fifo_read"],
+            FileModel(kind="fifo", esize=4), stated=PARTIAL_COPY),
+    Harness("kfifo_record", "kfifo_rec",
+            ["samples/kfifo/record-example.c: fifo_read"],
+            FileModel(kind="fifo-record")),
     Harness("snd_info_entry_read", "alsa",
             ["sound/core/info.c: snd_info_entry_read",
              "sound/core/memory.c: copy_to_iter_fromio",
@@ -331,6 +343,22 @@ def expand(fixture_text, tree, fixture_path="fixture", version=None, old=None):
     version = version or tree_version(tree)
     for line in fixture_text.splitlines(keepends=True):
         lineno += 1
+        mi = MARK_INCLUDE.match(line)
+        if mi:
+            ipath = os.path.join(os.path.dirname(fixture_path), mi.group(1))
+            try:
+                with open(ipath, encoding="utf-8") as f:
+                    itext = f.read()
+            except OSError as e:
+                raise extract.ExtractError("%s:%d: uh-include: %s"
+                                           % (fixture_path, lineno, e))
+            if any(MARK_INCLUDE.match(ln) for ln in itext.splitlines()):
+                raise extract.ExtractError("%s: an included file includes no other"
+                                           % ipath)
+            out.append('#line 1 "%s"\n' % ipath)
+            out.append(expand(itext, tree, ipath, version, old))
+            out.append('#line %d "%s"\n' % (lineno + 1, fixture_path))
+            continue
         mo = MARK_OLD.match(line)
         if mo:
             if old:
@@ -586,7 +614,7 @@ def run_harness(h, tree, workdir, keep, bits=64):
     for i, r in enumerate(rows):
         vname, image, recs = variants[r.variant]
         fm = h.per_variant.get(vname, h.model)
-        if fm.kind in ("record", "upcall"):
+        if fm.kind in ("record", "upcall", "fifo-record"):
             fm = FileModel(**{**fm.__dict__, "records": recs})
         exp = model.expect_looped(fm, image, r) if seg and r.itype == "v" \
             else model.expect(fm, image, r)
