@@ -924,14 +924,17 @@ static enum case_result pci_config_unprivileged_header_only(enum via v)
  * 0, however far past.  proc_bus_pci_write() narrowed the position to an
  * int before comparing it with the size: at 2^32 + 0x3c it wrote
  * register 0x3c, at 2^32 - 4 it handed offset -4 to the config
- * accessors.  The 6.12 series fixes it in its second patch; on a kernel
- * without that fix (the 6.1 series, a distribution's) the case writes
- * register 0x3c's own bytes back at 2^32 + 0x3c, which changes nothing,
- * and expects the narrowed write of 4 bytes: so the case tells the two
- * kernels apart.  Only a host bridge (class 06/00) is written, and its
- * config space must be what it was afterwards.  2^31 and 2^31 + 0x3c
- * are where the narrowed count is negative, which access_ok() refuses
- * on 64-bit: they check the answer there, not the loop of the bug.
+ * accessors.  The 6.12 series fixes it in its second patch.  A kernel
+ * without that patch (the 6.1 series, a distribution's) either narrows
+ * or has the fix in review upstream, which refuses positions above
+ * INT_MAX with -EINVAL; there the case writes register 0x3c's own bytes
+ * back at 2^32 + 0x3c, which changes nothing, takes 4 (narrowed) or
+ * -EINVAL and says which, so that it still tells the kernels apart.
+ * Only a host bridge (class 06/00) is written, and its config space must
+ * be what it was afterwards.  On a broken kernel 2^31 and 2^31 + 0x3c
+ * give a negative count, which access_ok() refuses on 64-bit; a 32-bit
+ * one can write register 0x3c (restored) and the read-only register 0.
+ * Reads at 2^32 are pread_2p32 of setfs_user_edges.
  */
 static enum case_result pci_config_pwrite_past_end(enum via v)
 {
@@ -964,21 +967,28 @@ static enum case_result pci_config_pwrite_past_end(enum via v)
 	if (fd < 0)
 		return CASE_FAIL;
 	if (!fixed) {
-		diag("%s: this kernel narrows the position (no PCI fix of the 6.12 series)",
-		     path);
+		errno = 0;
 		ret = pwrite(fd, before + 0x3c, 4, (1LL << 32) + 0x3c);
-		if (ret != 4) {
-			diag("pwrite(register 0x3c's bytes at 2^32 + 0x3c) = %zd (%s), want 4",
-			     ret, ret < 0 ? strerror(errno) : "short");
+		if (ret == 4)
+			diag("%s: this kernel narrows the position: 2^32 + 0x3c wrote register 0x3c",
+			     path);
+		else if (ret < 0 && errno == EINVAL)
+			diag("%s: this kernel refuses 2^32 + 0x3c with EINVAL (the fix in review upstream)",
+			     path);
+		else {
+			diag("pwrite(4 bytes at 2^32 + 0x3c) = %zd (%s), want 4 or EINVAL",
+			     ret, ret < 0 ? strerror(errno) : "a count");
 			ok = false;
 		}
 	}
-	for (i = 0; fixed && i < (int)ARRAY_SIZE(pos); i++) {
+	for (i = 0; fixed && i <= (int)ARRAY_SIZE(pos); i++) {
+		long long at = i < (int)ARRAY_SIZE(pos) ? pos[i] : blen;
+
 		errno = 0;
-		ret = pwrite(fd, junk, sizeof(junk), pos[i]);
+		ret = pwrite(fd, junk, sizeof(junk), at);
 		if (ret != 0) {
 			diag("%s: pwrite(4 bytes at %#llx) = %zd (%s), want 0",
-			     path, pos[i], ret, strerror(errno));
+			     path, at, ret, ret < 0 ? strerror(errno) : "a count");
 			ok = false;
 		}
 	}
