@@ -15,8 +15,6 @@
 #include <stdbool.h>
 
 /*
- * ARCH_NAME: the target name of the files only this architecture has
- * (the .arch of the proc file tables).
  * ARCH_KERNEL_ADDR: an address of mapped kernel memory, for the cases
  * that hand the kernel one of its own addresses as a user pointer.
  * ARCH_SECTION_SIZE_BITS: the memory section size of SPARSEMEM kernels
@@ -52,7 +50,6 @@
  * came later.
  */
 #if defined(__x86_64__)
-#define ARCH_NAME		"x86_64"
 #define ARCH_KERNEL_ADDR	0xffff888000000000UL	/* the direct map */
 #define ARCH_SECTION_SIZE_BITS	27
 #define ARCH_PICK(x86_64, ppc64, other)	(x86_64)
@@ -62,7 +59,6 @@
 #define ARCH_NF_TOP_NA		NULL
 #define ARCH_MMAP_WINDOW_NA	NULL
 #elif defined(__powerpc64__)
-#define ARCH_NAME		"ppc64le"
 #define ARCH_KERNEL_ADDR	0xc000000000000000UL	/* the linear map */
 #define ARCH_SECTION_SIZE_BITS	24
 #define ARCH_PICK(x86_64, ppc64, other)	(ppc64)
@@ -72,7 +68,6 @@
 #define ARCH_NF_TOP_NA		NULL
 #define ARCH_MMAP_WINDOW_NA	NULL
 #elif defined(__arm__)
-#define ARCH_NAME		"armv7"
 #define ARCH_KERNEL_ADDR	0xc0000000UL	/* lowmem, VMSPLIT_3G */
 #define ARCH_SECTION_SIZE_BITS	28
 #define ARCH_PICK(x86_64, ppc64, other)	(other)
@@ -85,7 +80,6 @@
 	"arm allows TASK_SIZE and up (arch/arm/mm/fault.c), where its module area starts"
 #define ARCH_MMAP_WINDOW_NA	NULL
 #elif defined(__riscv) && __riscv_xlen == 64
-#define ARCH_NAME		"riscv64"
 /* the kernel image mapping, the same in sv39, sv48 and sv57 */
 #define ARCH_KERNEL_ADDR	0xffffffff80000000UL
 #define ARCH_SECTION_SIZE_BITS	27
@@ -108,7 +102,6 @@
 	(kernel_at_least(6, 6) ? NULL :					\
 	 "riscv64 6.1 has no 2^47 window: without a hint mmap() may map anywhere below TASK_SIZE")
 #else
-#define ARCH_NAME		"other"
 /* above any TASK_SIZE; maybe not mapped, which the cases also allow */
 #define ARCH_KERNEL_ADDR	(~0UL - 0xfffff)
 /* 0: the kpage* cases take the end from max_pfn alone (FLATMEM) */

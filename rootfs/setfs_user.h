@@ -257,7 +257,6 @@ struct procfile_row {
 	const char *ops;	/* the converted proc_ops, for the diagnostics */
 	bool stable;		/* same bytes on every read */
 	bool may_be_empty;
-	const char *arch;	/* NULL: every target; else only this one */
 	const char *kconfig;	/* CONFIG_<this> creates it, if not always on */
 };
 
@@ -266,7 +265,7 @@ extern const unsigned int procfile_nrows;
 
 /*
  * Whether @r exists in this guest: CASE_PASS with the path in @path, a
- * skip (another architecture, not configured) or CASE_FAIL (missing).
+ * skip (the kernel is configured without it) or CASE_FAIL (missing).
  */
 enum case_result procfile_locate(const struct procfile_row *r, char *path,
 				 size_t len);

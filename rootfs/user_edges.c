@@ -96,7 +96,6 @@ struct edge_file {
 	/* Not present: how to find out again why (a skip or a failure). */
 	const struct procfile_row *row;
 	const char *sym;
-	const char *arch;
 	bool absent;
 	/* The bytes by sequential read(2), at first use. */
 	unsigned char *data;
@@ -231,7 +230,6 @@ struct part2_file {
 	const char *name;	/* NULL: from the path */
 	const char *glob;
 	const char *sym;	/* CONFIG_<sym> creates it */
-	const char *arch;
 	enum kind kind;
 	bool fixed;
 	size_t stable;
@@ -240,35 +238,35 @@ struct part2_file {
 
 static const struct part2_file part2_files[] = {
 	/* kernel/configs.c: the gzip image, simple_read_from_buffer() */
-	{ "config_gz", "/proc/config.gz", "IKCONFIG_PROC", NULL, K_BLOB,
+	{ "config_gz", "/proc/config.gz", "IKCONFIG_PROC", K_BLOB,
 	  true, ALL, false },
 	/* fs/proc/page.c: one u64 per PFN up to get_max_dump_pfn() */
-	{ "kpagecount", "/proc/kpagecount", "PROC_PAGE_MONITOR", NULL,
+	{ "kpagecount", "/proc/kpagecount", "PROC_PAGE_MONITOR",
 	  K_KPAGE, true, 0, true },
-	{ "kpageflags", "/proc/kpageflags", "PROC_PAGE_MONITOR", NULL,
+	{ "kpageflags", "/proc/kpageflags", "PROC_PAGE_MONITOR",
 	  K_KPAGE, true, 0, true },
-	{ "kpagecgroup", "/proc/kpagecgroup", "MEMCG", NULL, K_KPAGE, true,
+	{ "kpagecgroup", "/proc/kpagecgroup", "MEMCG", K_KPAGE, true,
 	  0, true },
 	/* fs/proc/kmsg.c, kernel/printk/printk.c: syslog_print() */
-	{ "kmsg_empty", "/proc/kmsg", NULL, NULL, K_KMSG, true, 0, false },
-	{ "kmsg", "/proc/kmsg", NULL, NULL, K_KMSG_REC, true, ALL,
+	{ "kmsg_empty", "/proc/kmsg", NULL, K_KMSG, true, 0, false },
+	{ "kmsg", "/proc/kmsg", NULL, K_KMSG_REC, true, ALL,
 	  false },
 	/* kernel/profile.c: the sample step, then counters that tick */
-	{ "profile", "/proc/profile", "PROFILING", NULL, K_BLOB, true,
+	{ "profile", "/proc/profile", "PROFILING", K_BLOB, true,
 	  sizeof(unsigned int), true },
 	/* net/sunrpc/cache.c: no upcall pending, so empty; and "%llu\n" */
-	{ NULL, "/proc/net/rpc/*/channel", "SUNRPC", NULL, K_STREAM, true,
+	{ NULL, "/proc/net/rpc/*/channel", "SUNRPC", K_STREAM, true,
 	  ALL, false },
-	{ NULL, "/proc/net/rpc/*/flush", "SUNRPC", NULL, K_STREAM, true,
+	{ NULL, "/proc/net/rpc/*/flush", "SUNRPC", K_STREAM, true,
 	  ALL, false },
 	/* net/sunrpc/auth_gss/svcauth_gss.c: "%d\n" */
 	{ "rpc_use_gss_proxy", "/proc/net/rpc/use-gss-proxy", "SUNRPC_GSS",
-	  NULL, K_STREAM, true, ALL, false },
+	  K_STREAM, true, ALL, false },
 	/* fs/lockd/procfs.c: "Y\n" and the NUL */
 	{ "lockd_nlm_end_grace", "/proc/fs/lockd/nlm_end_grace", "LOCKD",
-	  NULL, K_BLOB, true, ALL, false },
+	  K_BLOB, true, ALL, false },
 	/* arch/powerpc/kernel/proc_powerpc.c: the vDSO data page */
-	{ "ppc64_systemcfg", "/proc/ppc64/systemcfg", NULL, "ppc64le", K_BLOB,
+	{ "ppc64_systemcfg", "/proc/ppc64/systemcfg", "PPC64", K_BLOB,
 	  true, 0x30, false },
 };
 
@@ -400,15 +398,13 @@ static void add_part2(bool legacy)
 
 	for (i = 0; i < ARRAY_SIZE(part2_files); i++) {
 		p = &part2_files[i];
-		if ((p->arch && strcmp(p->arch, ARCH_NAME)) ||
-		    glob(p->glob, 0, NULL, &g)) {
+		if (glob(p->glob, 0, NULL, &g)) {
 			f = add_file(p->name ? p->name : p->glob + 6, p->glob,
 				     p->kind, legacy);
 			if (!f)
 				return;
 			f->absent = true;
 			f->sym = p->sym;
-			f->arch = p->arch;
 			continue;
 		}
 		for (j = 0; j < g.gl_pathc; j++) {
@@ -972,17 +968,11 @@ static bool check_after(struct edge_file *f, int fd, ssize_t ret, int err)
 
 static enum case_result absent_file(const struct edge_file *f)
 {
-	static char reason[96];
 	enum case_result res;
 	char path[128];
 
 	if (f->row)
 		return procfile_locate(f->row, path, sizeof(path));
-	if (f->arch && strcmp(f->arch, ARCH_NAME)) {
-		snprintf(reason, sizeof(reason), "the file exists only on %s",
-			 f->arch);
-		return ktap_skip(reason);
-	}
 	if (f->pci) {
 		struct pci_dev devs[1];
 		enum case_result res;

@@ -58,13 +58,19 @@ static void on_alarm(int sig)
 	(void)sig;
 }
 
-static enum case_result need_arch(const char *arch)
+/* A skip naming CONFIG_@sym when the running kernel does not have it. */
+static enum case_result need_kconfig(const char *sym)
 {
 	static char reason[96];
 
-	if (!strcmp(arch, ARCH_NAME))
+	if (!exists(KERNEL_CONFIG)) {
+		diag("%s is missing: cannot tell whether CONFIG_%s is set",
+		     KERNEL_CONFIG, sym);
+		return CASE_FAIL;
+	}
+	if (kconfig(sym) != 'n')
 		return CASE_PASS;
-	snprintf(reason, sizeof(reason), "the file exists only on %s", arch);
+	snprintf(reason, sizeof(reason), "CONFIG_%s is not set in this kernel", sym);
 	return ktap_skip(reason);
 }
 
@@ -2069,7 +2075,7 @@ static bool cpuinfo_ppc(unsigned long long *cpus, unsigned long long *tb,
  */
 static enum case_result ppc64_systemcfg_read(enum via v)
 {
-	enum case_result res = need_arch("ppc64le");
+	enum case_result res = need_kconfig("PPC64");
 	unsigned long long cpus, tb, pvr, ram_end, ram;
 	unsigned char *buf = NULL;
 	struct systemcfg cfg;
@@ -2120,7 +2126,7 @@ out:
 /* The systemcfg header and the zeroed tail do not change; the time data does. */
 static enum case_result ppc64_systemcfg_via(enum via v)
 {
-	enum case_result res = need_arch("ppc64le");
+	enum case_result res = need_kconfig("PPC64");
 
 	if (res == CASE_PASS)
 		res = need_file(SYSTEMCFG, NULL);
@@ -2159,7 +2165,7 @@ static const struct rtas_flash_file rtas_flash_files[] = {
 
 static enum case_result need_rtas_flash(void)
 {
-	enum case_result res = need_arch("ppc64le");
+	enum case_result res = need_kconfig("PPC_RTAS");
 	bool files = exists(RTAS_DIR "firmware_flash");
 
 	if (res != CASE_PASS)
@@ -2240,7 +2246,7 @@ static enum case_result rtas_flash_via(enum via v)
  */
 static enum case_result need_error_log(size_t *rec)
 {
-	enum case_result res = need_arch("ppc64le");
+	enum case_result res = need_kconfig("PPC_RTAS_DAEMON");
 	long long max;
 
 	if (res != CASE_PASS)

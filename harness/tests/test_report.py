@@ -395,7 +395,11 @@ class ProtocolTest(unittest.TestCase):
                 with open(p, errors="replace") as f:
                     body = f.read()
                 if p.endswith((".c", ".h")):
-                    body = re.sub(r"/\*.*?\*/|//[^\n]*", " ", body, flags=re.S)
+                    # literals first: "/proc/bus/pci/*/*" opens no comment
+                    body = re.sub(r"""'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"|"""
+                                  r"/\*.*?\*/|//[^\n]*",
+                                  lambda m: m.group(0) if m.group(0)[0] in "'\"" else " ",
+                                  body, flags=re.S)
                 else:   # shell, Python, TOML: a # outside quotes starts one
                     body = "\n".join(re.sub(r"""^(([^#'"]|'[^']*'|"[^"]*")*)#.*""",
                                              r"\1", line) for line in body.splitlines())

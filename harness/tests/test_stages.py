@@ -291,7 +291,7 @@ class Kinds(unittest.TestCase):
         self.assertEqual(args[:2], ["-initrd", "/c/work/x86_64-debian/initramfs.cpio"])
         self.assertEqual(args[3].split(), [
             "console=ttyS0", "panic=-1", "profile=2", "setfs_load=modprobe",
-            "setfs_series=none", "setfs_mode=test", "setfs_halt=reboot",
+            "setfs_series=none", "setfs_pci=required", "setfs_mode=test", "setfs_halt=reboot",
             "setfs_target=x86_64-debian", "setfs_paging=4-level",
             "setfs_task_size_max=0x7ffffffff000", "setfs_filter=setfs_proc",
             "setfs_case_timeout=100", *core.SOAK_QUICK.split()])
