@@ -70,6 +70,8 @@ struct ktap_table {
 
 struct ktap_group {
 	const char *name;
+	/* where it runs: groups run in increasing order (ties by name) */
+	int order;
 	const struct ktap_table *tables;
 	unsigned int ntables;
 	/*
@@ -83,6 +85,18 @@ struct ktap_group {
 	const char *(*setup)(void);
 	void (*teardown)(void);
 };
+
+/*
+ * KTAP_GROUP(name) = { ... };  defines the group and registers it: its
+ * address goes into the setfs_groups section, which setfs_user runs (in
+ * .order).  A group is declared here and nowhere else.
+ */
+#define KTAP_GROUP(sym)							\
+	extern const struct ktap_group sym;				\
+	static const struct ktap_group *const sym##_entry		\
+	__attribute__((used, section("setfs_groups"),			\
+		       aligned(sizeof(void *)))) = &sym;			\
+	const struct ktap_group sym
 
 /* A case that is just a function. */
 struct test_case {

@@ -24,25 +24,39 @@
 
 #include "setfs_user.h"
 
-static const struct ktap_group *const groups[] = {
-	&isolation_group,
-	&proc_group,
-	&splice_group,
-	&kernel_rw_group,
-	&paging_group,
-	&uaccess_group,
-	&kernel_ptr_group,
-	&nofault_group,
-	&initramfs_group,
-	&procfiles_group,
-	&procread_group,
-	&edges_group,
-	&iouring_group,
-	&oabi_group,
-	&fuzz_group,
-	&race_group,
-	&unload_group,
-};
+/* KTAP_GROUP() puts every group's address here; the linker bounds it. */
+extern const struct ktap_group *const __start_setfs_groups[];
+extern const struct ktap_group *const __stop_setfs_groups[];
+
+#define MAX_GROUPS	64
+
+static const struct ktap_group *groups[MAX_GROUPS];
+static unsigned int ngroups;
+
+static int group_cmp(const void *a, const void *b)
+{
+	const struct ktap_group *x = *(const struct ktap_group *const *)a;
+	const struct ktap_group *y = *(const struct ktap_group *const *)b;
+
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The registered groups in their order; exits on a table it cannot hold. */
+static void collect_groups(void)
+{
+	const struct ktap_group *const *p;
+
+	for (p = __start_setfs_groups; p < __stop_setfs_groups; p++) {
+		if (ngroups == MAX_GROUPS) {
+			fprintf(stderr, "setfs_user: more than %d groups\n", MAX_GROUPS);
+			exit(2);
+		}
+		groups[ngroups++] = *p;
+	}
+	qsort(groups, ngroups, sizeof(groups[0]), group_cmp);
+}
 
 size_t fixture_size(void)
 {
@@ -512,7 +526,7 @@ static void options_from_args(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	bool selected[ARRAY_SIZE(groups)];
+	bool selected[MAX_GROUPS];
 	unsigned int i, n = 0, failed = 0;
 	bool list;
 
@@ -532,7 +546,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* filter=GLOB[,GLOB...] or setfs_filter: see ktap_set_filter() */
 	ktap_set_filter(getenv("setfs_filter"));
-	for (i = 0; i < ARRAY_SIZE(groups); i++) {
+	collect_groups();
+	for (i = 0; i < ngroups; i++) {
 		selected[i] = ktap_group_select(groups[i]) > 0;
 		n += selected[i];
 	}
@@ -544,7 +559,7 @@ int main(int argc, char **argv)
 	ctl_close();
 	if (list) {
 		/* the cases a run would report, as kunit.action=list prints them */
-		for (i = 0; i < ARRAY_SIZE(groups); i++)
+		for (i = 0; i < ngroups; i++)
 			if (selected[i])
 				ktap_list_group(groups[i]);
 		return 0;
@@ -553,7 +568,7 @@ int main(int argc, char **argv)
 	if (!fixture_size())
 		printf("# cannot read %s: is setfs_probe.ko loaded?\n",
 		       SETFS_SIZE_PARAM);
-	for (i = 0, n = 0; i < ARRAY_SIZE(groups); i++) {
+	for (i = 0, n = 0; i < ngroups; i++) {
 		if (selected[i])
 			failed += ktap_run_group(groups[i], ++n);
 	}

@@ -24,23 +24,6 @@
 #define OSTYPE		"/proc/sys/kernel/ostype"
 
 /* The groups, in the order they run. */
-extern const struct ktap_group proc_group;
-extern const struct ktap_group splice_group;
-extern const struct ktap_group kernel_rw_group;
-extern const struct ktap_group paging_group;
-extern const struct ktap_group uaccess_group;
-extern const struct ktap_group kernel_ptr_group;
-extern const struct ktap_group nofault_group;
-extern const struct ktap_group initramfs_group;
-extern const struct ktap_group procfiles_group;
-extern const struct ktap_group fuzz_group;
-extern const struct ktap_group race_group;
-extern const struct ktap_group unload_group;
-extern const struct ktap_group procread_group;
-extern const struct ktap_group edges_group;
-extern const struct ktap_group iouring_group;
-extern const struct ktap_group oabi_group;
-extern const struct ktap_group isolation_group;
 
 /* "setfs_user bench": the measurements of bench.c; the exit status. */
 int bench_main(void);

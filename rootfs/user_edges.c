@@ -1293,8 +1293,9 @@ static void edges_teardown(void)
 		munmap(huge, HUGE_COUNT);
 }
 
-const struct ktap_group edges_group = {
+KTAP_GROUP(edges_group) = {
 	.name = "setfs_user_edges",
+	.order = 120,
 	.tables = edges_tables,
 	.ntables = ARRAY_SIZE(edges_tables),
 	.prepare = edges_prepare,

@@ -1896,8 +1896,9 @@ static void fuzz_teardown(void)
 	free(fz.offp);
 }
 
-const struct ktap_group fuzz_group = {
+KTAP_GROUP(fuzz_group) = {
 	.name = "setfs_user_fuzz",
+	.order = 150,
 	KTAP_TABLES(KTAP_TABLE(fuzz_rows, run_fuzz_row)),
 	.setup = fuzz_setup,
 	.teardown = fuzz_teardown,

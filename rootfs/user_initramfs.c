@@ -356,8 +356,9 @@ static enum case_result run_misc_row(const void *data)
 	       CASE_PASS : CASE_FAIL;
 }
 
-const struct ktap_group initramfs_group = {
+KTAP_GROUP(initramfs_group) = {
 	.name = "setfs_user_initramfs",
+	.order = 90,
 	KTAP_TABLES(KTAP_TABLE(node_rows, run_node_row),
 		    KTAP_TABLE(setfs_fn_cases, run_test_case),
 		    KTAP_TABLE(misc_rows, run_misc_row)),

@@ -413,7 +413,8 @@ static const struct test_case iouring_cases[] = {
 	{ "rtas_error_log_nowait", rtas_error_log_nowait },
 };
 
-const struct ktap_group iouring_group = {
+KTAP_GROUP(iouring_group) = {
 	.name = "setfs_user_iouring",
+	.order = 130,
 	KTAP_TABLES(KTAP_TABLE(iouring_cases, run_test_case)),
 };

@@ -43,8 +43,9 @@ static void isolation_prepare(void)
 		isolation_tables[0].count = 0;
 }
 
-const struct ktap_group isolation_group = {
+KTAP_GROUP(isolation_group) = {
 	.name = "setfs_user_isolation",
+	.order = 10,
 	.tables = isolation_tables,
 	.ntables = ARRAY_SIZE(isolation_tables),
 	.prepare = isolation_prepare,

@@ -129,7 +129,8 @@ static enum case_result run_kp_row(const void *data)
 	return res;
 }
 
-const struct ktap_group kernel_ptr_group = {
+KTAP_GROUP(kernel_ptr_group) = {
 	.name = "setfs_user_kernel_ptr",
+	.order = 70,
 	KTAP_TABLES(KTAP_TABLE(kp_rows, run_kp_row)),
 };

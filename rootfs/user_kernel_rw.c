@@ -304,8 +304,9 @@ static enum case_result run_kbench_row(const void *data)
 	return CASE_PASS;
 }
 
-const struct ktap_group kernel_rw_group = {
+KTAP_GROUP(kernel_rw_group) = {
 	.name = "setfs_user_kernel_rw",
+	.order = 40,
 	KTAP_TABLES(KTAP_TABLE(krw_rows, run_krw_row),
 		    KTAP_TABLE(kbench_rows, run_kbench_row)),
 };

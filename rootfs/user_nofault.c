@@ -208,7 +208,8 @@ static enum case_result run_nf_row(const void *data)
 	return CASE_FAIL;
 }
 
-const struct ktap_group nofault_group = {
+KTAP_GROUP(nofault_group) = {
 	.name = "setfs_user_nofault",
+	.order = 80,
 	KTAP_TABLES(KTAP_TABLE(nf_rows, run_nf_row)),
 };

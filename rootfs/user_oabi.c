@@ -764,8 +764,9 @@ static const struct ktap_table oabi_tables[] = {
 	KTAP_TABLE(no_oabi_rows, run_oabi_row),
 };
 
-const struct ktap_group oabi_group = {
+KTAP_GROUP(oabi_group) = {
 	.name = "setfs_user_oabi",
+	.order = 140,
 	.tables = &oabi_tables[ARCH_OABI ? 0 : 1],
 	.ntables = 1,
 };

@@ -158,8 +158,9 @@ static const struct ktap_table paging_tables[] = {
 	KTAP_TABLE(paging_cases, run_test_case),
 };
 
-const struct ktap_group paging_group = {
+KTAP_GROUP(paging_group) = {
 	.name = "setfs_user_paging",
+	.order = 50,
 	.tables = paging_tables,
 	.ntables = ARRAY_SIZE(paging_tables),
 };

@@ -308,8 +308,9 @@ out:
 	return res;
 }
 
-const struct ktap_group proc_group = {
+KTAP_GROUP(proc_group) = {
 	.name = "setfs_user_proc",
+	.order = 20,
 	KTAP_TABLES(KTAP_TABLE(proc_fn_cases, run_test_case),
 		    KTAP_TABLE(read_rows, run_read_row),
 		    KTAP_TABLE(lseek_rows, run_lseek_row)),

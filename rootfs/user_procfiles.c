@@ -337,7 +337,8 @@ out:
 	return res;
 }
 
-const struct ktap_group procfiles_group = {
+KTAP_GROUP(procfiles_group) = {
 	.name = "setfs_user_procfiles",
+	.order = 100,
 	KTAP_TABLES(KTAP_TABLE(procfile_rows, run_procfile)),
 };

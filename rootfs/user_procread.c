@@ -2488,8 +2488,9 @@ static void procread_teardown(void)
 	own_page = NULL;
 }
 
-const struct ktap_group procread_group = {
+KTAP_GROUP(procread_group) = {
 	.name = "setfs_user_procread",
+	.order = 110,
 	KTAP_TABLES(KTAP_TABLE_SETS(procread_cases, run_procread_case)),
 	.setup = procread_setup,
 	.teardown = procread_teardown,

@@ -461,8 +461,9 @@ static void race_teardown(void)
 	free(rc.store);
 }
 
-const struct ktap_group race_group = {
+KTAP_GROUP(race_group) = {
 	.name = "setfs_user_race",
+	.order = 160,
 	KTAP_TABLES(KTAP_TABLE(race_rows, run_race_row)),
 	.setup = race_setup,
 	.teardown = race_teardown,

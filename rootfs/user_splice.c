@@ -486,8 +486,9 @@ static const struct test_case splice_rw_cases[] = {
 	{ "write_dev_stores_reads_pattern", write_dev_stores_reads_pattern },
 };
 
-const struct ktap_group splice_group = {
+KTAP_GROUP(splice_group) = {
 	.name = "setfs_user_splice",
+	.order = 30,
 	KTAP_TABLES(KTAP_TABLE(proc_rows, run_ctx_row),
 		    KTAP_TABLE(sysctl_cases, run_test_case),
 		    KTAP_TABLE(einval_rows, run_einval_row),

@@ -667,8 +667,9 @@ static enum case_result run_file_row(const void *data)
 	return ok ? CASE_PASS : CASE_FAIL;
 }
 
-const struct ktap_group uaccess_group = {
+KTAP_GROUP(uaccess_group) = {
 	.name = "setfs_user_uaccess",
+	.order = 60,
 	KTAP_TABLES(KTAP_TABLE_SETS(ua_rows, run_ua_row),
 		    KTAP_TABLE(file_rows, run_file_row)),
 	.setup = uaccess_setup,

@@ -442,8 +442,9 @@ static void unload_teardown(void)
 	free(ul.pattern);
 }
 
-const struct ktap_group unload_group = {
+KTAP_GROUP(unload_group) = {
 	.name = "setfs_user_unload",
+	.order = 170,
 	KTAP_TABLES(KTAP_TABLE(unload_cases, run_test_case)),
 	.setup = unload_setup,
 	.teardown = unload_teardown,
