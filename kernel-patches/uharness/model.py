@@ -49,6 +49,7 @@ each file says which return values it accepts (default -EINVAL or 0).
 from dataclasses import dataclass, field
 
 EFAULT, EINVAL, EIO, EAGAIN, ENODATA = 14, 22, 5, 11, 61
+ERESTARTSYS = 512       # a sleep a signal ended (the fixtures' only way out)
 LLONG_MAX = 2**63 - 1
 LLONG_MIN = -2**63
 SIZE_MAX = 2**64 - 1     # of a 64-bit build; rows carry their word size
@@ -199,6 +200,8 @@ def expect(model, image, row, state=0):
         if min(n, cap) < n:
             return Expect((-EFAULT,), (pos,), rec[:n], True, cap, state=state)
         return Expect((n,), (pos,), rec[:n], state=state + 1)
+    if model.kind == "syslog":
+        return _expect_syslog(model, row, state)
     if model.kind == "fixed":
         n = len(image)
         if count < n:
@@ -253,6 +256,54 @@ def expect(model, image, row, state=0):
     if model.policy == "efault" and copied < n:
         return Expect((-EFAULT,), (pos,), want, True, copied)
     return Expect((copied,), (pos + copied,), want[:copied])
+
+
+def _expect_syslog(model, row, off):
+    """kernel/printk/printk.c syslog_print() behind /proc/kmsg: from the
+    reader's place OFF in the formatted log (MODEL.records, the first one
+    from where an earlier read stopped in it), whole records while they
+    fit, or the front of the first one when even that does not; a chunk
+    whose copy faults is consumed and not counted (-EFAULT if nothing
+    came before).  The converted read refuses a destination whose first
+    byte cannot be written before it takes anything; with nothing logged
+    it sleeps (the fixture's signal: -ERESTARTSYS)."""
+    count, cap, pos = row.count(), row.capacity(), row.pos
+    recs = model.records
+    total = sum(len(r) for r in recs)
+    if count == 0:
+        return Expect((0,), (pos,), state=off)
+    if cap == 0:
+        return Expect((-EFAULT,), (pos,), state=off)
+    if off >= total:
+        return Expect((-ERESTARTSYS,), (pos,), state=off)
+    size = min(count, 2**31 - 1)
+    length = written = 0
+    out = b""
+    while size > 0:
+        start, i = 0, 0
+        while i < len(recs) and start + len(recs[i]) <= off:
+            start += len(recs[i])
+            i += 1
+        if i == len(recs):
+            break
+        rest = recs[i][off - start:]
+        if len(rest) <= size:
+            take = len(rest)
+        elif length == 0:
+            take = size
+        else:
+            break
+        off += take
+        room = cap - written
+        if room < take:
+            return Expect((length if length else -EFAULT,), (pos,),
+                          out + rest[:take], True, written + room, length,
+                          state=off)
+        out += rest[:take]
+        written += take
+        length += take
+        size -= take
+    return Expect((length,), (pos,), out, state=off)
 
 
 def expect_looped(model, image, row):

@@ -267,6 +267,25 @@ class LoopedTest(unittest.TestCase):
         e = model.expect_looped(ints, img, row(5, 4, 4, 4, 4, itype="v"))
         self.assertEqual((e.rets, e.pos, e.out), ((12,), (5,), img))
 
+    def test_syslog(self):
+        """syslog_print(): whole records while they fit, else the front of
+        the first; a faulting chunk is consumed, not counted."""
+        fm = FileModel(kind="syslog", records=[b"<6>one\n", b"<4>two!\n"])
+        e = model.expect(fm, b"", row(0, 100))
+        self.assertEqual((e.rets, e.out, e.state), ((15,), b"<6>one\n<4>two!\n", 15))
+        e = model.expect(fm, b"", row(0, 10))      # the second does not fit
+        self.assertEqual((e.rets, e.out, e.state), ((7,), b"<6>one\n", 7))
+        e = model.expect(fm, b"", row(0, 3))       # the front of the first
+        self.assertEqual((e.rets, e.state), ((3,), 3))
+        e = model.expect(fm, b"", row(0, 100, fault=9))
+        self.assertEqual((e.rets, e.floor, e.cap, e.state), ((7,), 7, 9, 15))
+        e = model.expect(fm, b"", row(0, 100, fault=0))    # nothing taken
+        self.assertEqual((e.rets, e.state), ((-EFAULT,), 0))
+        e = model.expect(fm, b"", row(0, 100, fault=2))    # taken, lost
+        self.assertEqual((e.rets, e.state), ((-EFAULT,), 7))
+        e = model.expect_looped(fm, b"", row(0, 3, 4, 100, itype="v"))
+        self.assertEqual((e.rets, e.out), ((15,), b"<6>one\n<4>two!\n"))
+
     def test_fault_budget_carries(self):
         fm = FileModel()
         e = model.expect_looped(fm, IMG, row(0, 3, 3, 3, fault=5, itype="v"))

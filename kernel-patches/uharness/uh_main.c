@@ -535,6 +535,14 @@ static void run_row(int variant, long long pos, char type, char *spec, long long
 	 * make (rw_verify_area() and MAX_RW_COUNT): one call, or one per
 	 * segment as do_loop_readv_writev() made them.
 	 */
+	/*
+	 * vfs_read() and import_iovec() refuse a user range access_ok()
+	 * refuses (-EFAULT) before either method: no comparison then (on a
+	 * 32-bit build, a count near MAX_RW_COUNT past TASK_SIZE_MAX).
+	 */
+	for (size_t k = 0; k < nsegs && (type == 'U' || type == 'V'); k++)
+		if (!access_ok(iov[k].iov_base, iov[k].iov_len))
+			type = type == 'U' ? 'u' : 'v';
 	if (type == 'U' || type == 'V') {
 		loff_t opos = pos;
 		size_t left = total;

@@ -130,6 +130,16 @@ def _eof_past_4g_32(row, got):
     return row.bits == 32 and row.pos >= 2**32 and got["ret"] == 0
 
 
+def _null_efault(row, got):
+    # do_syslog() refused a NULL buffer with -EINVAL; the converted read
+    # faults the first byte in: -EFAULT
+    return got["ret"] == -EFAULT and got["old_ret"] == -EINVAL and \
+        row.segs[0].null
+
+
+NULL_EFAULT = {
+    "a NULL buffer is -EFAULT, not -EINVAL (the patch's user-visible "
+    "changes)": _null_efault}
 PARTIAL_COPY = {
     "a fault part way returns the bytes before it, not -EFAULT "
     "(the patch's user-visible changes)": _partial_copy}
@@ -238,6 +248,12 @@ HARNESSES = [
     Harness("cache_read", "sunrpc",
             ["net/sunrpc/cache.c: cache_read, cache_read_procfs"],
             FileModel(kind="upcall"), stated=PARTIAL_COPY),
+    Harness("kmsg_read", "kmsg",
+            ["fs/proc/kmsg.c: kmsg_read",
+             "kernel/printk/printk.c: do_syslog_read_iter, syslog_print"],
+            FileModel(kind="syslog"),
+            per_variant={"empty-nonblock": FileModel(kind="error", error=EAGAIN)},
+            stated=NULL_EFAULT),
     Harness("kfifo_bytestream", "kfifo_bytes",
             ["samples/kfifo/bytestream-example.c: fifo_read"],
             FileModel(kind="fifo"), stated=PARTIAL_COPY),
@@ -614,7 +630,7 @@ def run_harness(h, tree, workdir, keep, bits=64):
     for i, r in enumerate(rows):
         vname, image, recs = variants[r.variant]
         fm = h.per_variant.get(vname, h.model)
-        if fm.kind in ("record", "upcall", "fifo-record"):
+        if fm.kind in ("record", "upcall", "fifo-record", "syslog"):
             fm = FileModel(**{**fm.__dict__, "records": recs})
         exp = model.expect_looped(fm, image, r) if seg and r.itype == "v" \
             else model.expect(fm, image, r)
