@@ -18,23 +18,6 @@
 #include "setfs_kunit.h"
 
 /*
- * copy_from_kernel_nofault() first asks copy_from_kernel_nofault_allowed().
- * x86 (arch/x86/mm/maccess.c) refuses addresses below TASK_SIZE_MAX +
- * PAGE_SIZE and, on x86_64, non-canonical ones; powerpc
- * (arch/powerpc/mm/maccess.c) anything !is_kernel_addr(); arm, mips,
- * loongarch and parisc refuse low addresses too.  These give -ERANGE
- * without touching memory.  Elsewhere the __weak default in mm/maccess.c
- * allows everything and NULL faults: -EFAULT.
- */
-#if defined(CONFIG_X86) || defined(CONFIG_PPC) || \
-	(defined(CONFIG_ARM) && defined(CONFIG_MMU)) || defined(CONFIG_MIPS) || \
-	defined(CONFIG_LOONGARCH) || defined(CONFIG_PARISC)
-#define SETFS_NULL_READ_ERR	(-ERANGE)
-#else
-#define SETFS_NULL_READ_ERR	(-EFAULT)
-#endif
-
-/*
  * SETFS_NA(x86_64, ppc64): why a row cannot exist on the architecture the
  * suite is built for (NULL: it runs), one reason per architecture.
  */
@@ -168,9 +151,9 @@ static void setfs_copy_from_kernel_nofault(struct kunit *test)
 				-EFAULT);
 	}
 
-	/* NULL + align: refused or faulting, see SETFS_NULL_READ_ERR. */
+	/* NULL + align: refused or faulting, see SETFS_NF_USER_RET. */
 	KUNIT_EXPECT_EQ(test, copy_from_kernel_nofault(dst, (void *)align, len),
-			(long)SETFS_NULL_READ_ERR);
+			(long)SETFS_NF_USER_RET);
 }
 
 /*
@@ -246,10 +229,10 @@ static const struct setfs_nf_typed_case setfs_nf_typed_cases[] = {
 	{ "get_u16_guard",     false, 2, SETFS_KADDR_GUARD, 0, -EFAULT, SETFS_MMU_NA },
 	{ "get_u32_guard",     false, 4, SETFS_KADDR_GUARD, 0, -EFAULT, SETFS_MMU_NA },
 	{ "get_u64_guard",     false, 8, SETFS_KADDR_GUARD, 0, -EFAULT, SETFS_MMU_NA },
-	{ "get_u8_null",       false, 1, SETFS_KADDR_NULL, 0, SETFS_NULL_READ_ERR, SETFS_MMU_NA },
-	{ "get_u16_null",      false, 2, SETFS_KADDR_NULL, 0, SETFS_NULL_READ_ERR, SETFS_MMU_NA },
-	{ "get_u32_null",      false, 4, SETFS_KADDR_NULL, 0, SETFS_NULL_READ_ERR, SETFS_MMU_NA },
-	{ "get_u64_null",      false, 8, SETFS_KADDR_NULL, 0, SETFS_NULL_READ_ERR, SETFS_MMU_NA },
+	{ "get_u8_null",       false, 1, SETFS_KADDR_NULL, 0, SETFS_NF_USER_RET, SETFS_MMU_NA },
+	{ "get_u16_null",      false, 2, SETFS_KADDR_NULL, 0, SETFS_NF_USER_RET, SETFS_MMU_NA },
+	{ "get_u32_null",      false, 4, SETFS_KADDR_NULL, 0, SETFS_NF_USER_RET, SETFS_MMU_NA },
+	{ "get_u64_null",      false, 8, SETFS_KADDR_NULL, 0, SETFS_NF_USER_RET, SETFS_MMU_NA },
 	/* refused by __is_canonical_address() before any access */
 	{ "get_u64_noncanonical", false, 8, SETFS_KADDR_NONCANONICAL, 0, -ERANGE,
 	  SETFS_NA(NULL, "powerpc64 has no canonical form: bits 63:62 pick a quadrant") },

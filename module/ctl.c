@@ -34,6 +34,14 @@ static long setfs_ctl_info(void *arg)
 #ifdef SETFS_HAVE_PROC_ITER_WHOLE
 	info->flags |= SETFS_INFO_PROC_ITER_WHOLE;
 #endif
+	if (SETFS_CLEAR_USER_WHOLE)
+		info->flags |= SETFS_INFO_CLEAR_USER_WHOLE;
+	info->nf_user_ret = SETFS_NF_USER_RET;
+#ifdef CONFIG_SPARSEMEM
+	info->section_size_bits = SECTION_SIZE_BITS;
+#else
+	info->section_size_bits = 0;
+#endif
 	/* <linux/uaccess.h> defines it where copy_from_user() may mask */
 #ifdef can_do_masked_user_access
 	if (can_do_masked_user_access())

@@ -15,10 +15,6 @@
 #include <stdbool.h>
 
 /*
- * ARCH_KERNEL_ADDR: an address of mapped kernel memory, for the cases
- * that hand the kernel one of its own addresses as a user pointer.
- * ARCH_SECTION_SIZE_BITS: the memory section size of SPARSEMEM kernels
- * (arch/<arch>/include/asm/sparsemem.h), where /proc/kpage* end.
  * ARCH_PICK(x86_64, ppc64, other): one of three expressions (the nofault
  * rows' expectations, user_nofault.c).
  * arch_paging(): the paging mode the CPU and kernel run, by what
@@ -35,12 +31,6 @@
  * (without it, a copy_from_user() of 16 bytes with 8 readable returned 16
  * on armv7, measured): 0 everywhere, kept so that a port that may stop
  * short says by how much.
- * ARCH_CLEAR_USER_WHOLE: clear_user() reports the whole size as not
- * cleared after any fault, having cleared what it could (ARM).
- * ARCH_NF_USER_RET: what copy_from_kernel_nofault() gives for a user
- * address: -ERANGE where copy_from_kernel_nofault_allowed() refuses user
- * space, -EFAULT where mm/maccess.c's default allows it and the read
- * faults (riscv: a kernel access to a user page without SR_SUM).
  * ARCH_NF_TOP_NA: NULL, or why TASK_SIZE_MAX and the page after it are
  * not a refused user address on this architecture.
  * ARCH_MMAP_WINDOW_NA: NULL, or why mmap() without a hint may map above
@@ -50,39 +40,25 @@
  * came later.
  */
 #if defined(__x86_64__)
-#define ARCH_KERNEL_ADDR	0xffff888000000000UL	/* the direct map */
-#define ARCH_SECTION_SIZE_BITS	27
 #define ARCH_PICK(x86_64, ppc64, other)	(x86_64)
 #define ARCH_PAGING_VISIBLE	1
 #define ARCH_UACCESS_SLACK	0
-#define ARCH_NF_USER_RET	(-ERANGE)
 #define ARCH_NF_TOP_NA		NULL
 #define ARCH_MMAP_WINDOW_NA	NULL
 #elif defined(__powerpc64__)
-#define ARCH_KERNEL_ADDR	0xc000000000000000UL	/* the linear map */
-#define ARCH_SECTION_SIZE_BITS	24
 #define ARCH_PICK(x86_64, ppc64, other)	(ppc64)
 #define ARCH_PAGING_VISIBLE	1
 #define ARCH_UACCESS_SLACK	0
-#define ARCH_NF_USER_RET	(-ERANGE)
 #define ARCH_NF_TOP_NA		NULL
 #define ARCH_MMAP_WINDOW_NA	NULL
 #elif defined(__arm__)
-#define ARCH_KERNEL_ADDR	0xc0000000UL	/* lowmem, VMSPLIT_3G */
-#define ARCH_SECTION_SIZE_BITS	28
 #define ARCH_PICK(x86_64, ppc64, other)	(other)
 #define ARCH_PAGING_VISIBLE	0
 #define ARCH_UACCESS_SLACK	0
-/* arch/arm/lib/clear_user.S: its fixup returns the whole size */
-#define ARCH_CLEAR_USER_WHOLE	1
-#define ARCH_NF_USER_RET	(-ERANGE)
 #define ARCH_NF_TOP_NA							\
 	"arm allows TASK_SIZE and up (arch/arm/mm/fault.c), where its module area starts"
 #define ARCH_MMAP_WINDOW_NA	NULL
 #elif defined(__riscv) && __riscv_xlen == 64
-/* the kernel image mapping, the same in sv39, sv48 and sv57 */
-#define ARCH_KERNEL_ADDR	0xffffffff80000000UL
-#define ARCH_SECTION_SIZE_BITS	27
 #define ARCH_PICK(x86_64, ppc64, other)	(other)
 #define ARCH_PAGING_VISIBLE	1
 /*
@@ -90,7 +66,6 @@
  * not copied; kernel-patches/uaccess/ copies the rest of it bytewise
  */
 #define ARCH_UACCESS_SLACK	0
-#define ARCH_NF_USER_RET	(-EFAULT)
 #define ARCH_NF_TOP_NA		NULL
 /*
  * DEFAULT_MAP_WINDOW, 2^47 with sv48 and sv57 (sv39's TASK_SIZE is below
@@ -102,22 +77,12 @@
 	(kernel_at_least(6, 6) ? NULL :					\
 	 "riscv64 6.1 has no 2^47 window: without a hint mmap() may map anywhere below TASK_SIZE")
 #else
-/* above any TASK_SIZE; maybe not mapped, which the cases also allow */
-#define ARCH_KERNEL_ADDR	(~0UL - 0xfffff)
-/* 0: the kpage* cases take the end from max_pfn alone (FLATMEM) */
-#define ARCH_SECTION_SIZE_BITS	0
 #define ARCH_PICK(x86_64, ppc64, other)	(other)
 #define ARCH_PAGING_VISIBLE	0
 /* unknown: the rule of include/linux/uaccess.h only */
 #define ARCH_UACCESS_SLACK	4096
-#define ARCH_CLEAR_USER_WHOLE	1
-#define ARCH_NF_USER_RET	(-ERANGE)
 #define ARCH_NF_TOP_NA		NULL
 #define ARCH_MMAP_WINDOW_NA	NULL
-#endif
-
-#ifndef ARCH_CLEAR_USER_WHOLE
-#define ARCH_CLEAR_USER_WHOLE	0
 #endif
 
 const char *arch_paging(unsigned long long page_size, unsigned long long *want);

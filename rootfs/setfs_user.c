@@ -314,6 +314,16 @@ bool ctl_info(struct setfs_ctl_info *info)
 	return ctl_call(SETFS_IOC_INFO, info, "SETFS_IOC_INFO");
 }
 
+const struct setfs_ctl_info *kernel_facts(void)
+{
+	static struct setfs_ctl_info info;
+	static int have = -1;
+
+	if (have < 0)
+		have = ctl_info(&info);
+	return have ? &info : NULL;
+}
+
 bool proc_splice_opt_in(void)
 {
 	static int opt_in = -1;

@@ -99,6 +99,13 @@ ssize_t drain_pipe(int fd, unsigned char *buf, size_t max);
 int ctl_ioctl(unsigned long cmd, void *arg);
 bool ctl_call(unsigned long cmd, void *arg, const char *what);
 bool ctl_info(struct setfs_ctl_info *info);
+/*
+ * SETFS_IOC_INFO once per process: what the kernel states about itself
+ * (nf_user_ret, section_size_bits, SETFS_INFO_CLEAR_USER_WHOLE, a mapped
+ * kernel address in kbuf_addr).  NULL when it cannot be asked (said in a
+ * diagnostic); the cases that need it then fail.
+ */
+const struct setfs_ctl_info *kernel_facts(void);
 
 /*
  * Whether the kernel has the procfs series for 6.12, where a converted

@@ -76,9 +76,12 @@ static long oabi(unsigned int nr, long a, long b, long c, long d, long e,
 	return arch_oabi_syscall(nr, a, b, c, d, e, f);
 }
 
+/* a mapped kernel address: the probe's buffer (0 if it cannot be asked) */
 static long kaddr(void)
 {
-	return (long)ARCH_KERNEL_ADDR;
+	const struct setfs_ctl_info *k = kernel_facts();
+
+	return k ? (long)k->kbuf_addr : 0;
 }
 
 /* The kernel result @got against @want (0 or -errno), said in a diag. */

@@ -629,11 +629,13 @@ static bool want_max_dump_pfn(unsigned long long *pfn)
 		return false;
 	*pfn = end / page_size;
 	if (kconfig("SPARSEMEM") == 'y') {
-		if (!ARCH_SECTION_SIZE_BITS) {
-			diag("SPARSEMEM, but arch.h has no section size for this architecture");
+		const struct setfs_ctl_info *k = kernel_facts();
+
+		if (!k || !k->section_size_bits) {
+			diag("SPARSEMEM, but the probe reports no SECTION_SIZE_BITS");
 			return false;
 		}
-		per_section = (1ULL << ARCH_SECTION_SIZE_BITS) / page_size;
+		per_section = (1ULL << k->section_size_bits) / page_size;
 		*pfn = (*pfn + per_section - 1) / per_section * per_section;
 	}
 	return true;

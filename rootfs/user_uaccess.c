@@ -380,8 +380,9 @@ static bool check_ua_data(const struct ua_row *r, long long ret,
  * r->ret (every byte before the fault) to ARCH_UACCESS_SLACK more bytes
  * left (see arch.h).  A copy must still store something when something
  * could be stored (include/linux/uaccess.h): at most size - 1 left.
- * clear_user() has no such rule, and where ARCH_CLEAR_USER_WHOLE (arm's
- * fixup) it returns the whole size on any fault: up to size.
+ * clear_user() has no such rule, and where the kernel says
+ * SETFS_INFO_CLEAR_USER_WHOLE (arm's fixup) it returns the whole size on
+ * any fault: up to size.
  */
 static long long ua_want(const struct ua_row *r, long long got)
 {
@@ -392,7 +393,9 @@ static long long ua_want(const struct ua_row *r, long long got)
 			r->op == SETFS_UA_CLEAR_USER);
 	long long max = r->op == SETFS_UA_CLEAR_USER ? (long long)r->size :
 			(long long)r->size - 1;
-	long long hi = r->op == SETFS_UA_CLEAR_USER && ARCH_CLEAR_USER_WHOLE ?
+	const struct setfs_ctl_info *k = kernel_facts();
+	bool whole = k && (k->flags & SETFS_INFO_CLEAR_USER_WHOLE);
+	long long hi = r->op == SETFS_UA_CLEAR_USER && whole ?
 		       max : r->ret + ARCH_UACCESS_SLACK;
 
 	if (hi > max)
@@ -401,7 +404,7 @@ static long long ua_want(const struct ua_row *r, long long got)
 		return r->ret;
 	diag("%lld of %llu bytes left, %lld up to the fault: %s",
 	     got, r->size, r->ret, r->op == SETFS_UA_CLEAR_USER ?
-	     "ARCH_CLEAR_USER_WHOLE" : "within ARCH_UACCESS_SLACK");
+	     "SETFS_INFO_CLEAR_USER_WHOLE" : "within ARCH_UACCESS_SLACK");
 	return got;
 }
 
@@ -469,7 +472,7 @@ static enum case_result run_ua_row(const void *data)
 		memset(bytes, 0, sizeof(bytes));
 		model_write(addr, bytes, r->size - want);
 		/*
-		 * Stopped short (ARCH_CLEAR_USER_WHOLE): arm's clear_user()
+		 * Stopped short (SETFS_INFO_CLEAR_USER_WHOLE): arm's clear_user()
 		 * returns the whole size on a fault, after clearing what it
 		 * could.  Each byte it says it did not clear is as it was or
 		 * 0; the model takes what is there.

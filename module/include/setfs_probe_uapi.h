@@ -114,6 +114,13 @@ static inline __u64 setfs_checksum(const void *buf, unsigned long len)
  * and sendfile(2) with EINVAL, as their ->proc_read did.
  */
 #define SETFS_INFO_PROC_ITER_WHOLE	_BITULL(3)
+/*
+ * SETFS_INFO_CLEAR_USER_WHOLE: clear_user() reports the whole size as not
+ * cleared after a fault, having cleared what it could (arm's fixup in
+ * arch/arm/lib/clear_user.S), where other architectures report the bytes
+ * left from the fault on.
+ */
+#define SETFS_INFO_CLEAR_USER_WHOLE	_BITULL(4)
 
 struct setfs_ctl_info {
 	__u64 task_size_max;	/* TASK_SIZE_MAX: first address access_ok() refuses */
@@ -124,6 +131,14 @@ struct setfs_ctl_info {
 	__u64 kbuf_sum;		/* setfs_checksum() of that buffer now */
 	__u64 store_sum;	/* setfs_checksum() of the devices' store now */
 	__u64 flags;		/* SETFS_INFO_* */
+	/*
+	 * What copy_from_kernel_nofault() gives for a user address (NULL
+	 * too): -ERANGE where copy_from_kernel_nofault_allowed() refuses it,
+	 * -EFAULT where the read is tried and faults (SETFS_NF_USER_RET).
+	 */
+	__s64 nf_user_ret;
+	/* SECTION_SIZE_BITS with CONFIG_SPARSEMEM (where /proc/kpage* end), else 0 */
+	__u64 section_size_bits;
 };
 
 /*
