@@ -53,6 +53,11 @@ static void collect_groups(void)
 			fprintf(stderr, "setfs_user: more than %d groups\n", MAX_GROUPS);
 			exit(2);
 		}
+		if ((*p)->order <= 0) {
+			fprintf(stderr, "setfs_user: group %s has no .order (KTAP_GROUP)\n",
+				(*p)->name);
+			exit(2);
+		}
 		groups[ngroups++] = *p;
 	}
 	qsort(groups, ngroups, sizeof(groups[0]), group_cmp);
@@ -624,6 +629,11 @@ enum case_result need_file(const char *path, const char *sym)
 
 	if (want && have)
 		return CASE_PASS;
+	if (!have && sym && !exists(KERNEL_CONFIG)) {
+		diag("%s is missing, and so is %s: cannot tell whether CONFIG_%s is set",
+		     path, KERNEL_CONFIG, sym);
+		return CASE_FAIL;
+	}
 	if (!want && !have) {
 		static char reason[128];
 
@@ -770,7 +780,11 @@ int pci_devices(struct pci_dev *devs, int max, enum case_result *res)
 	if (glob("/proc/bus/pci/*/*", 0, NULL, &g)) {
 		const char *want = getenv("setfs_pci");
 
-		if (want && !strcmp(want, "required")) {
+		if (want && strcmp(want, "required")) {
+			diag("setfs_pci=%s: the record may say only setfs_pci=required",
+			     want);
+			*res = CASE_FAIL;
+		} else if (want) {
 			diag("no device under /proc/bus/pci, and the record says setfs_pci=required");
 			*res = CASE_FAIL;
 		} else {

@@ -335,7 +335,9 @@ static struct fbuf pick_buf(void)
 		b.addr = rnd_below(2) ? 0 : rnd_below(fz.page);
 		break;
 	case B_KERNEL:
-		b.addr = fz.kbuf + rnd_below(2) * rnd_below(4096);
+		b.addr = fz.kbuf;
+		if (rnd_below(2))
+			b.addr += rnd_below(4096);
 		break;
 	case B_UNMAPPED:
 		b.addr = (unsigned long)fz.unmapped + rnd_below(fz.page);
