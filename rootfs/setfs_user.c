@@ -331,15 +331,10 @@ const struct setfs_ctl_info *kernel_facts(void)
 
 bool proc_splice_opt_in(void)
 {
-	static int opt_in = -1;
-	struct setfs_ctl_info info;
+	/* kernel_facts() said why it failed; the cases then fail */
+	const struct setfs_ctl_info *k = kernel_facts();
 
-	if (opt_in < 0) {
-		/* ctl_info() said why it failed; the cases then fail */
-		opt_in = ctl_info(&info) &&
-			 (info.flags & SETFS_INFO_PROC_ITER_WHOLE);
-	}
-	return opt_in;
+	return k && (k->flags & SETFS_INFO_PROC_ITER_WHOLE);
 }
 
 bool proc_reads_as_read(const char *path)
