@@ -98,6 +98,10 @@ struct ktap_group {
 		       aligned(sizeof(void *)))) = &sym;			\
 	const struct ktap_group sym
 
+/* The setfs_groups section's bounds, which the linker defines. */
+extern const struct ktap_group *const __start_setfs_groups[];
+extern const struct ktap_group *const __stop_setfs_groups[];
+
 /* A case that is just a function. */
 struct test_case {
 	const char *name;

@@ -24,10 +24,6 @@
 
 #include "setfs_user.h"
 
-/* KTAP_GROUP() puts every group's address here; the linker bounds it. */
-extern const struct ktap_group *const __start_setfs_groups[];
-extern const struct ktap_group *const __stop_setfs_groups[];
-
 #define MAX_GROUPS	64
 
 static const struct ktap_group *groups[MAX_GROUPS];
@@ -780,7 +776,8 @@ int pci_devices(struct pci_dev *devs, int max, enum case_result *res)
 			     want);
 			*res = CASE_FAIL;
 		} else if (want) {
-			diag("no device under /proc/bus/pci, and the record says setfs_pci=required");
+			diag("no device under /proc/bus/pci, and the record says %s",
+			     "setfs_pci=required");
 			*res = CASE_FAIL;
 		} else {
 			*res = ktap_skip("no PCI device exists in this guest");

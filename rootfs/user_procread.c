@@ -977,13 +977,13 @@ static enum case_result pci_config_pwrite_past_end(enum via v)
 	if (!fixed) {
 		errno = 0;
 		ret = pwrite(fd, before + 0x3c, 4, (1LL << 32) + 0x3c);
-		if (ret == 4)
-			diag("%s: this kernel narrows the position: 2^32 + 0x3c wrote register 0x3c",
-			     path);
-		else if (ret < 0 && errno == EINVAL)
-			diag("%s: this kernel refuses 2^32 + 0x3c with EINVAL (the fix in review upstream)",
-			     path);
-		else {
+		if (ret == 4) {
+			diag("%s: this kernel narrows the position:", path);
+			diag("2^32 + 0x3c wrote register 0x3c");
+		} else if (ret < 0 && errno == EINVAL) {
+			diag("%s: this kernel refuses 2^32 + 0x3c with EINVAL", path);
+			diag("(the fix in review upstream)");
+		} else {
 			diag("pwrite(4 bytes at 2^32 + 0x3c) = %zd (%s), want 4 or EINVAL",
 			     ret, ret < 0 ? strerror(errno) : "a count");
 			ok = false;
