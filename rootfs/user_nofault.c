@@ -171,23 +171,29 @@ static unsigned long long nf_address(const struct nf_row *r,
 	return 0;
 }
 
+/*
+ * What the module's u64 holds after reading the row's first bytes into it:
+ * the low bytes on a little-endian machine, the high ones on s390.
+ */
 static unsigned long long nf_expected_value(const struct nf_row *r)
 {
-	unsigned long long v = 0;
+	unsigned char src[8];
+	unsigned long long v = 0, magic = SETFS_NF_MAGIC;
 	unsigned int i, n = r->op == SETFS_NF_GET ? 8 : r->size;
 
 	switch (r->value) {
 	case NF_ZERO:
 		return 0;
 	case NF_MAGIC:
-		return n < 8 ? SETFS_NF_MAGIC & ((1ULL << (8 * n)) - 1) :
-			       SETFS_NF_MAGIC;
+		memcpy(src, &magic, sizeof(src));
+		break;
 	case NF_KBUF_BYTES:
-		for (i = 0; i < n; i++)
-			v |= (unsigned long long)setfs_pattern_byte(i) << (8 * i);
-		return v;
+		for (i = 0; i < sizeof(src); i++)
+			src[i] = setfs_pattern_byte(i);
+		break;
 	}
-	return 0;
+	memcpy(&v, src, n);
+	return v;
 }
 
 static enum case_result run_nf_row(const void *data)

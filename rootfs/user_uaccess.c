@@ -343,13 +343,55 @@ static unsigned long row_addr(const struct ua_row *r)
 }
 
 /* The little-endian value of @n bytes. */
-static unsigned long long le_value(const unsigned char *b, size_t n)
+/*
+ * The value get_user() of N bytes (1, 2, 4 or 8) at B gives, and the bytes
+ * put_user() of the low N bytes of V stores: in the machine's byte order
+ * (s390 is big-endian).
+ */
+static unsigned long long native_value(const unsigned char *b, size_t n)
 {
-	unsigned long long v = 0;
+	__u8 v1;
+	__u16 v2;
+	__u32 v4;
+	__u64 v8;
 
-	while (n--)
-		v = v << 8 | b[n];
-	return v;
+	switch (n) {
+	case 1:
+		memcpy(&v1, b, 1);
+		return v1;
+	case 2:
+		memcpy(&v2, b, 2);
+		return v2;
+	case 4:
+		memcpy(&v4, b, 4);
+		return v4;
+	default:
+		memcpy(&v8, b, 8);
+		return v8;
+	}
+}
+
+static void native_bytes(unsigned long long v, size_t n, unsigned char *b)
+{
+	__u8 v1 = v;
+	__u16 v2 = v;
+	__u32 v4 = v;
+	__u64 v8 = v;
+
+	switch (n) {
+	case 1:
+		memcpy(b, &v1, 1);
+		break;
+	case 2:
+		memcpy(b, &v2, 2);
+		break;
+	case 4:
+		memcpy(b, &v4, 4);
+		break;
+	default:
+		memcpy(b, &v8, 8);
+		break;
+	}
 }
 
 /* Checks the kernel buffer of a copy: copied bytes, zeroes, fill. */
@@ -457,13 +499,13 @@ static enum case_result run_ua_row(const void *data)
 	case SETFS_UA_GET_USER:
 		model_read(addr, bytes, r->size);
 		ok = ok && check_hex("value read", c.value,
-				     r->ret ? 0 : le_value(bytes, r->size));
+				     r->ret ? 0 : native_value(bytes, r->size));
 		break;
 	case SETFS_UA_PUT_USER:
-		for (i = 0; !r->ret && i < r->size; i++)
-			bytes[i] = c.value >> (8 * i);
-		if (!r->ret)
+		if (!r->ret) {
+			native_bytes(c.value, r->size, bytes);
 			model_write(addr, bytes, r->size);
+		}
 		break;
 	case SETFS_UA_COPY_TO_USER:
 		model_write(addr, c.data, r->size - want);
