@@ -36,11 +36,18 @@ static long setfs_ctl_info(void *arg)
 #endif
 	if (SETFS_CLEAR_USER_WHOLE)
 		info->flags |= SETFS_INFO_CLEAR_USER_WHOLE;
+	if (SETFS_NF_USER_OVERLAP)
+		info->flags |= SETFS_INFO_NF_USER_OVERLAP;
 	info->nf_user_ret = SETFS_NF_USER_RET;
 #ifdef CONFIG_SPARSEMEM
 	info->section_size_bits = SECTION_SIZE_BITS;
 #else
 	info->section_size_bits = 0;
+#endif
+#ifdef DEFAULT_MAP_WINDOW
+	info->mmap_window = DEFAULT_MAP_WINDOW;
+#else
+	info->mmap_window = TASK_SIZE;
 #endif
 	/* <linux/uaccess.h> defines it where copy_from_user() may mask */
 #ifdef can_do_masked_user_access

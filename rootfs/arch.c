@@ -89,7 +89,10 @@ const char *arch_paging(unsigned long long page_size, unsigned long long *want)
 	return NULL;
 }
 #else
-/* 32-bit ARM: nothing in /proc/cpuinfo tells 2-level from LPAE tables. */
+/*
+ * Elsewhere nothing in /proc/cpuinfo tells the mode: 32-bit ARM's 2-level
+ * from LPAE tables, arm64's levels, s390's (which grow on demand).
+ */
 const char *arch_paging(unsigned long long page_size, unsigned long long *want)
 {
 	(void)page_size;

@@ -33,31 +33,23 @@
  * short says by how much.
  * ARCH_NF_TOP_NA: NULL, or why TASK_SIZE_MAX and the page after it are
  * not a refused user address on this architecture.
- * ARCH_MMAP_WINDOW_NA: NULL, or why mmap() without a hint may map above
- * 2^47 here (x86_64 and powerpc64 keep such mappings below it, 32-bit
- * ARM cannot go that high); an expression, which may ask the running
- * kernel's release (kernel_at_least(), setfs_user.h) where the window
- * came later.
  */
 #if defined(__x86_64__)
 #define ARCH_PICK(x86_64, ppc64, other)	(x86_64)
 #define ARCH_PAGING_VISIBLE	1
 #define ARCH_UACCESS_SLACK	0
 #define ARCH_NF_TOP_NA		NULL
-#define ARCH_MMAP_WINDOW_NA	NULL
 #elif defined(__powerpc64__)
 #define ARCH_PICK(x86_64, ppc64, other)	(ppc64)
 #define ARCH_PAGING_VISIBLE	1
 #define ARCH_UACCESS_SLACK	0
 #define ARCH_NF_TOP_NA		NULL
-#define ARCH_MMAP_WINDOW_NA	NULL
 #elif defined(__arm__)
 #define ARCH_PICK(x86_64, ppc64, other)	(other)
 #define ARCH_PAGING_VISIBLE	0
 #define ARCH_UACCESS_SLACK	0
 #define ARCH_NF_TOP_NA							\
 	"arm allows TASK_SIZE and up (arch/arm/mm/fault.c), where its module area starts"
-#define ARCH_MMAP_WINDOW_NA	NULL
 #elif defined(__riscv) && __riscv_xlen == 64
 #define ARCH_PICK(x86_64, ppc64, other)	(other)
 #define ARCH_PAGING_VISIBLE	1
@@ -67,22 +59,12 @@
  */
 #define ARCH_UACCESS_SLACK	0
 #define ARCH_NF_TOP_NA		NULL
-/*
- * DEFAULT_MAP_WINDOW, 2^47 with sv48 and sv57 (sv39's TASK_SIZE is below
- * it), with STACK_TOP and so mmap_base under it, came with add2cc6b6515
- * ("RISC-V: mm: Restrict address space for sv39,sv48,sv57"), 6.6; 6.1
- * has STACK_TOP = TASK_SIZE.
- */
-#define ARCH_MMAP_WINDOW_NA						\
-	(kernel_at_least(6, 6) ? NULL :					\
-	 "riscv64 6.1 has no 2^47 window: without a hint mmap() may map anywhere below TASK_SIZE")
 #else
 #define ARCH_PICK(x86_64, ppc64, other)	(other)
 #define ARCH_PAGING_VISIBLE	0
 /* unknown: the rule of include/linux/uaccess.h only */
 #define ARCH_UACCESS_SLACK	4096
 #define ARCH_NF_TOP_NA		NULL
-#define ARCH_MMAP_WINDOW_NA	NULL
 #endif
 
 const char *arch_paging(unsigned long long page_size, unsigned long long *want);

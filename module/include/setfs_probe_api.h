@@ -34,6 +34,21 @@ size_t setfs_probe_size(void);
 #define SETFS_NF_USER_RET	(-EFAULT)
 #endif
 
+/*
+ * SETFS_NF_USER_OVERLAP: user and kernel addresses overlap (no
+ * CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE: s390, whose kernel has an
+ * address space of its own).  copy_from_kernel_nofault() then reads a
+ * user address as a kernel one: NULL is s390's lowcore and low addresses
+ * the identity map of memory, so SETFS_NF_USER_RET holds for no user
+ * address, and SETFS_NF_USER_NA says why the rows that use one cannot be.
+ */
+#define SETFS_NF_USER_OVERLAP						\
+	(!IS_ENABLED(CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE))
+#define SETFS_NF_USER_NA						\
+	(SETFS_NF_USER_OVERLAP ?					\
+	 "user and kernel addresses overlap: the kernel reads a user address as its own" : \
+	 NULL)
+
 /* SETFS_INFO_CLEAR_USER_WHOLE: arch/arm/lib/clear_user.S's fixup */
 #ifdef CONFIG_ARM
 #define SETFS_CLEAR_USER_WHOLE	true

@@ -121,6 +121,12 @@ static inline __u64 setfs_checksum(const void *buf, unsigned long len)
  * left from the fault on.
  */
 #define SETFS_INFO_CLEAR_USER_WHOLE	_BITULL(4)
+/*
+ * SETFS_INFO_NF_USER_OVERLAP: user and kernel addresses overlap (s390):
+ * copy_from_kernel_nofault() reads a user address as a kernel one, and
+ * nf_user_ret holds for none (SETFS_NF_USER_OVERLAP).
+ */
+#define SETFS_INFO_NF_USER_OVERLAP	_BITULL(5)
 
 struct setfs_ctl_info {
 	__u64 task_size_max;	/* TASK_SIZE_MAX: first address access_ok() refuses */
@@ -139,6 +145,12 @@ struct setfs_ctl_info {
 	__s64 nf_user_ret;
 	/* SECTION_SIZE_BITS with CONFIG_SPARSEMEM (where /proc/kpage* end), else 0 */
 	__u64 section_size_bits;
+	/*
+	 * Where mmap() without a hint maps for the caller: below
+	 * DEFAULT_MAP_WINDOW where the architecture defines one (a hint
+	 * above it reaches the rest, up to TASK_SIZE), else below TASK_SIZE.
+	 */
+	__u64 mmap_window;
 };
 
 /*
