@@ -11,6 +11,8 @@ a parser tested on recorded logs.
     stage.py          the one stage abstraction: key -> stamp -> run -> time
     record.py         targets/NAME.toml, validated; target.py: a record
                       with its flavour and cache paths
+    toolchain.py      each Linux architecture's compiler (make ARCH, cross
+                      prefix, Debian package); records must agree with it
     kinds.py          what differs between a tree, a distro and a builtin
                       target (one class per kind)
     tree.py           the kernel tree: pristine + kernel-patches/

@@ -12,7 +12,7 @@ import re
 import shutil
 from typing import Dict, List
 
-from harness import core, tree
+from harness import core, toolchain, tree
 from harness.stage import Stage, StageFailed, run_logged
 from harness.target import Target
 
@@ -82,10 +82,7 @@ class Fixture:
 
 
 def make_args(ctx: core.Ctx, t: Target, src: str) -> List[str]:
-    cross = t.cross
-    return ["make", "-C", src, f"O={t.build}", f"ARCH={t.linux_arch}",
-            f"CROSS_COMPILE={cross}", f"CC=ccache {cross}gcc", "HOSTCC=ccache gcc",
-            f"-j{ctx.jobs}"]
+    return toolchain.make_command(ctx.jobs, src, t.build, t.linux_arch, t.cross)
 
 
 def ccache_env(ctx) -> Dict[str, str]:

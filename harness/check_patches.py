@@ -35,7 +35,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from harness import core, settings
+from harness import core, settings, toolchain
 from harness.core import Ctx, info, out, err
 
 # Where an object is compile-tested: a path prefix -> the ARCH to build it
@@ -67,26 +67,15 @@ CHECK_ARCH_BY_PATH = (
 )
 
 # ARCH -> (make's ARCH value, cross prefix, Debian package of the compiler,
-# the options allmodconfig must start from (KCONFIG_ALLCONFIG), if any).
+# the options allmodconfig must start from (KCONFIG_ALLCONFIG), if any):
+# harness/toolchain.py's compilers, sparc32 a 32-bit sparc build.
+_SEEDS = {"sparc32": ("sparc", "CONFIG_64BIT=n")}
 TOOLCHAINS: Dict[str, Tuple[str, str, str, str]] = {
-    "x86_64": ("x86_64", "", "gcc", ""),
-    "i386": ("i386", "", "gcc", ""),
-    "um": ("um", "", "gcc", ""),
-    "powerpc": ("powerpc", "powerpc64le-linux-gnu-", "gcc-powerpc64le-linux-gnu", ""),
-    "arm": ("arm", "arm-linux-gnueabihf-", "gcc-arm-linux-gnueabihf", ""),
-    "arm64": ("arm64", "aarch64-linux-gnu-", "gcc-aarch64-linux-gnu", ""),
-    "m68k": ("m68k", "m68k-linux-gnu-", "gcc-m68k-linux-gnu", ""),
-    "riscv": ("riscv", "riscv64-linux-gnu-", "gcc-riscv64-linux-gnu", ""),
-    "s390": ("s390", "s390x-linux-gnu-", "gcc-s390x-linux-gnu", ""),
-    "alpha": ("alpha", "alpha-linux-gnu-", "gcc-alpha-linux-gnu", ""),
-    "sh": ("sh", "sh4-linux-gnu-", "gcc-sh4-linux-gnu", ""),
-    "sparc": ("sparc", "sparc64-linux-gnu-", "gcc-sparc64-linux-gnu", ""),
-    "sparc32": ("sparc", "sparc64-linux-gnu-", "gcc-sparc64-linux-gnu", "CONFIG_64BIT=n"),
-    "parisc": ("parisc", "hppa-linux-gnu-", "gcc-hppa-linux-gnu", ""),
-    # No Debian cross compiler: listed as not compile-tested.
-    "ia64": ("ia64", "ia64-linux-gnu-", "gcc-ia64-linux-gnu", ""),
-    "xtensa": ("xtensa", "xtensa-linux-gnu-", "gcc-xtensa-linux-gnu", ""),
-}
+    arch: (tc.arch, tc.cross, tc.package, seed)
+    for arch, (tc, seed) in {
+        **{a: (tc, "") for a, tc in toolchain.TOOLCHAINS.items()},
+        **{a: (toolchain.TOOLCHAINS[k], seed) for a, (k, seed) in _SEEDS.items()},
+    }.items()}
 
 # The Coccinelle rules of kernel-patches/coccinelle/ that check-patches
 # runs over the series (each prints "file:line: RULE: message").

@@ -3,9 +3,11 @@
 
 A record says everything the harness knows about a target: its Linux
 and QEMU architecture names (kept apart: "powerpc" builds what
-qemu-system-ppc64 boots), the cross compiler and packages, whether the
-kernel is built from the tree or is Debian's own, the config fragments,
-the QEMU machine, and what the guest must find (its paging mode).
+qemu-system-ppc64 boots), the cross compiler and packages (the compiler
+and its package as harness/toolchain.py has them for arch.linux), whether
+the kernel is built from the tree or is Debian's own, the config
+fragments, the QEMU machine, and what the guest must find (its paging
+mode).
 NAME+debug, the debug flavour of a tree target, is derived: the same
 record plus config/debug.config and the record's debug fragments.
 
@@ -26,6 +28,8 @@ import os
 import re
 import sys
 import tomllib
+
+from harness import toolchain
 
 TARGETS_DIR = os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "targets")
@@ -167,6 +171,22 @@ def _check_value(where, value, field):
                           f"{', '.join(field.choices)}")
 
 
+def _check_toolchain(path, arch, packages):
+    """arch.cross and the compiler package are harness/toolchain.py's for
+    arch.linux: one table says which compiler builds an architecture."""
+    tc = toolchain.TOOLCHAINS.get(arch["linux"])
+    where = "harness/toolchain.py"
+    if tc is None:
+        raise RecordError(f"{path}: arch.linux: '{arch['linux']}' has no compiler in "
+                          f"{where} (known: {', '.join(toolchain.TOOLCHAINS)})")
+    if arch["cross"] != tc.cross:
+        raise RecordError(f"{path}: arch.cross: '{arch['cross']}' is not {where}'s "
+                          f"cross prefix for {tc.arch}: '{tc.cross}'")
+    if tc.package not in packages:
+        raise RecordError(f"{path}: packages: {tc.package} missing, the compiler of "
+                          f"{tc.arch} in {where}")
+
+
 def parse(name, text, path="<record>"):
     """Validate one record's TOML text; return a Record."""
     if not NAME_RE.match(name) or "+" in name:
@@ -204,6 +224,7 @@ def parse(name, text, path="<record>"):
         out[table] = values
 
     top = out[""]
+    _check_toolchain(path, out["arch"], top["packages"])
     kind = top["kind"]
     if kind in ("tree", "builtin"):
         if not out["kernel"]["image"]:

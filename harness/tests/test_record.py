@@ -160,6 +160,17 @@ class BadRecords(unittest.TestCase):
          "\\[guest\\]: a builtin target runs no user space"),
         ("builtin with debug", lambda t: 'kind = "builtin"\n' + t[:t.index("[guest]")],
          "test_debug: a builtin target has no debug flavour"),
+        ("arch without a compiler", lambda t: t.replace('linux = "x86_64"', 'linux = "vax"'),
+         "good.toml: arch.linux: 'vax' has no compiler in harness/toolchain.py"),
+        ("cross prefix not the table's",
+         lambda t: t.replace('debian = "amd64"\n', 'debian = "amd64"\ncross = "x86_64-linux-gnu-"\n'),
+         "good.toml: arch.cross: 'x86_64-linux-gnu-' is not harness/toolchain.py's "
+         "cross prefix for x86_64: ''"),
+        ("another arch's compiler",
+         lambda t: t.replace('linux = "x86_64"', 'linux = "arm64"'),
+         "good.toml: arch.cross: '' is not .*for arm64: 'aarch64-linux-gnu-'"),
+        ("compiler package missing", lambda t: t.replace('"qemu-system-x86", "gcc"', '"qemu-system-x86"'),
+         "good.toml: packages: gcc missing, the compiler of x86_64"),
         ("builtin without image",
          lambda t: 'kind = "builtin"\n' + t[:t.index("[guest]")]
          .replace("test_debug = true\n", "").replace('image = "arch/x86/boot/bzImage"\n', ""),
