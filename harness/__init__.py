@@ -25,7 +25,7 @@ a parser tested on recorded logs.
     commands.py       kunit (and --list_tests, --json), test and its
                       parts, shell, export
     plan.py           kunit --dry-run: each target's plan, running nothing
-    check_patches.py  check-patches
+    checkpatches/     check-patches: objects, compile and static checks
     benchrun.py       bench; bench.py: its tables
     unittests.py      harness/tests, with "N passed, N failed, N skipped"
 """

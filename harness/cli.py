@@ -287,12 +287,12 @@ def identity():
 
 
 def dispatch(ctx: core.Ctx, cmd: str) -> bool:
-    from harness import benchrun, check_patches, commands
+    from harness import benchrun, checkpatches, commands
 
     table = {
         "kunit": commands.cmd_kunit, "test": commands.cmd_test,
         "shell": commands.cmd_shell, "export": commands.cmd_export,
-        "check-patches": check_patches.cmd_check_patches,
+        "check-patches": checkpatches.cmd_check_patches,
         "uharness": commands.cmd_uharness, "bench": benchrun.cmd_bench,
     }
     return table[cmd](ctx)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """The commands: kunit, test (and its parts: selftest, harness unit tests,
-uharness), shell and export.  check-patches is harness/check_patches.py,
+uharness), shell and export.  check-patches is harness/checkpatches/,
 bench harness/benchrun.py.  Each returns True when nothing failed; a
 Failure (core.die) ends the run with status 1, as it did in run.sh.
 """
@@ -356,7 +356,7 @@ def cmd_harness_tests(ctx: core.Ctx) -> bool:
 def cmd_test(ctx: core.Ctx) -> bool:
     """CI's command: the harness checks, every test target, the user-space
     harness and the series compile test; one summary line over all."""
-    from harness import check_patches     # its own module: the largest part
+    from harness import checkpatches      # its own package: the largest part
 
     lists = target.lists()
     if not ctx.arches_given and ctx.settings.ci:
@@ -374,7 +374,7 @@ def cmd_test(ctx: core.Ctx) -> bool:
 
     def check():
         core.out("==== check-patches ====")
-        return check_patches.cmd_check_patches(ctx)
+        return checkpatches.cmd_check_patches(ctx)
 
     parts = (("selftest", lambda: cmd_selftest(ctx)), ("kunit", lambda: cmd_kunit(ctx)),
              ("harness-tests", lambda: cmd_harness_tests(ctx)),
@@ -515,10 +515,10 @@ def export_dir(ctx, out: str, base: str, start: str, end: str,
 
 
 def apply_to_check_tree(ctx, patches: List[str], why: str):
-    from harness import check_patches
+    from harness import checkpatches
 
-    check_patches.check_tree_reset(ctx)
-    ct = check_patches.check_tree(ctx)
+    checkpatches.reset_check_tree(ctx)
+    ct = checkpatches.check_tree(ctx)
     for p in patches:
         if not core.ok(["git", "-C", ct, "am", "--quiet", p]):
             core.die(f"the exported {ctx.rel(p)} does not apply to the pristine tree{why}")

@@ -1,11 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-"""harness.check_patches: the parts that run no build.
-
-Each pure function is checked against values worked out by hand and,
-where the tool is on the host, against the bash, awk, sed, sort or comm
-code of run.sh it replaces (the snippets below are run.sh's own), so that
-the port keeps what bash printed.  A small git repository stands in for
-the check tree where git grep and git diff decide."""
+"""harness.checkpatches, specified by its own behaviour: each function on
+hand-written inputs with hand-written expected values, a small git
+repository standing in for the check tree where git grep and git diff
+decide, and the whole command on a ten-patch series with make, spatch
+and checkpatch.pl faked."""
 
 import contextlib
 import io
@@ -18,104 +16,137 @@ import tempfile
 import unittest
 from unittest import mock
 
-from harness import check_patches as cp
-from harness import core
+from harness import checkpatches, core, record, toolchain
+from harness.checkpatches import compile as build
+from harness.checkpatches import objects, scratch, static
 from harness.core import Ctx
 
-HAVE_BASH = shutil.which("bash") is not None
-HAVE_TOOLS = all(shutil.which(t) for t in ("bash", "awk", "sed", "sort", "comm"))
-C_LOCALE = dict(os.environ, LC_ALL="C")
+HAVE_GIT = shutil.which("git") is not None
+HAVE_GCC = shutil.which("gcc") is not None
 
 
-def bash(script: str, *args: str, stdin: str = "") -> str:
-    """SCRIPT's standard output under bash -c, with ARGS as $1..."""
-    proc = subprocess.run(["bash", "-c", script, "bash", *args], input=stdin,
-                          stdout=subprocess.PIPE, text=True, env=C_LOCALE,
-                          check=True)
-    return proc.stdout
+def git(cwd, *args):
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org",
+                    "-c", "init.defaultBranch=main", *args], cwd=cwd, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-# run.sh's check_arch_of and its table.
-BASH_ARCH_OF = r'''
-CHECK_ARCH_BY_PATH="
-arch/x86/ x86_64
-arch/powerpc/ powerpc
-drivers/macintosh/ powerpc
-arch/arm/ arm
-arch/arm64/ arm64
-arch/m68k/ m68k
-drivers/nubus/ m68k
-arch/riscv/ riscv
-arch/s390/ s390
-drivers/s390/ s390
-arch/alpha/ alpha
-arch/sh/ sh
-arch/sparc/kernel/led.c sparc32
-arch/sparc/ sparc
-arch/um/ um
-arch/parisc/ parisc
-drivers/parisc/ parisc
-drivers/pnp/pnpbios/ i386
-drivers/pnp/isapnp/ i386
-drivers/zorro/ m68k
-arch/ia64/ ia64
-arch/xtensa/ xtensa
-"
-check_arch_of() {
-	local f=$1 prefix arch
+class TempDirTest(unittest.TestCase):
 
-	while read -r prefix arch; do
-		[ -n "$prefix" ] || continue
-		case "$f" in "$prefix"*) echo "$arch"; return ;; esac
-	done <<<"$CHECK_ARCH_BY_PATH"
-	echo x86_64
-}
-for f in "$@"; do check_arch_of "$f"; done
-'''
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
 
-# run.sh's enclosing_symbol.
-AWK_ENCLOSING = r'''
-		NR > L { exit }
-		/^#define[ \t]/ { name = $2; sub(/\(.*/, "", name) }
-		!/\\$/ && NR < L { name = "" }
-		END { print name }
-'''
+    def write(self, name: str, text: str) -> str:
+        path = os.path.join(self.tmp, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as fh:
+            fh.write(text)
+        return path
 
-# run.sh's check_sources: the two extractions from a hunk header.
-SED_HUNK_START = r's/^@@ -[0-9,]* +\([0-9]*\).*/\1/p'
-SED_HUNK_SYMBOL = r'''/^@@ -[0-9]*,0 /d
-						s/^@@ .* @@ .*[^A-Za-z_0-9]\([A-Za-z_][A-Za-z_0-9]*\)(.*/\1/p'''
 
-# run.sh's cocci_expected and cocci_added_lines.
-AWK_EXPECTED = r'''{
-		s = $0
-		while (match(s, /expect: [a-z_]+/)) {
-			print substr(s, RSTART + 8, RLENGTH - 8), NR
-			s = substr(s, RSTART + RLENGTH)
-		}
-	}'''
-AWK_ADDED = r'''
-		/^\+\+\+ b\// { f = substr($0, 7) }
-		/^@@/ {
-			split($3, a, ",")
-			n = (a[2] == "") ? 1 : a[2]
-			for (i = 0; i < n; i++)
-				print f ":" substr(a[1], 2) + i
-		}'''
+# ------------------------------------------------------------ architectures
 
-# run.sh's check_warnings_at, the part after make ($1: the check tree).
-BASH_WARNINGS = r'''
-CHECK_TREE=$1
-sed -n 's|^\(\.\./\)*||; s|^'"$CHECK_TREE"'/||
-		s#^\([^: ]*\.[ch]\):[0-9]*\(:[0-9]*\)\{0,1\}: \(warning\|error\): \(.*\)#\1: \3: \4#p' \
-		"$2" | sort
-'''
+class ArchTest(unittest.TestCase):
+    PATHS = {
+        "arch/sparc/kernel/led.c": "sparc32",
+        "arch/sparc/kernel/setup.c": "sparc",
+        "drivers/nubus/x.c": "m68k",
+        "fs/proc/x.c": "x86_64",
+        "arch/x86/kernel/cpu/mtrr/if.c": "x86_64",
+        "arch/arm64/kernel/setup.c": "arm64",
+        "arch/arm/kernel/atags_proc.c": "arm",
+        "drivers/macintosh/via-pmu.c": "powerpc",
+        "drivers/s390/cio/blacklist.c": "s390",
+        "drivers/pnp/pnpbios/proc.c": "i386",
+        "drivers/pnp/core.c": "x86_64",
+        "drivers/parisc/led.c": "parisc",
+        "arch/um/kernel/exitcode.c": "um",
+        "arch/xtensa/platforms/iss/simdisk.c": "xtensa",
+        "arch/ia64/kernel/salinfo.c": "ia64",
+        "xarch/sparc/kernel/led.c": "x86_64",
+        "arch/sh/mm/alignment.c": "sh",
+    }
 
-# run.sh's obj_disabled, its sed ($1: the Makefile, $2: the base name).
-BASH_OBJ_OPTION = r'''
-base=$2
-sed -n "s/^obj-\$(\(CONFIG_[A-Z0-9_]*\))[[:space:]]*[+:]*=.*[[:space:]]$base\.o\b.*/\1/p" "$1" | head -n 1
-'''
+    def test_by_path(self):
+        for path, arch in self.PATHS.items():
+            with self.subTest(path=path):
+                self.assertEqual(objects.arch_of(path), arch)
+
+    def test_every_arch_has_a_compiler(self):
+        for _, arch in objects.ARCH_BY_PATH:
+            with self.subTest(arch=arch):
+                tc, seed = build.toolchain_of(arch)
+                self.assertIs(tc, toolchain.TOOLCHAINS[tc.arch])
+        want = {"sparc32": ("sparc", "sparc64-linux-gnu-", "CONFIG_64BIT=n"),
+                "sparc": ("sparc", "sparc64-linux-gnu-", ""),
+                "x86_64": ("x86_64", "", ""),
+                "i386": ("i386", "", ""),
+                "powerpc": ("powerpc", "powerpc64le-linux-gnu-", ""),
+                "s390": ("s390", "s390x-linux-gnu-", "")}
+        for arch, (karch, cross, seed) in want.items():
+            tc, got_seed = build.toolchain_of(arch)
+            self.assertEqual((tc.arch, tc.cross, got_seed), (karch, cross, seed), arch)
+
+    def test_records_agree_with_the_table(self):
+        """What record.py enforces, on the repository's own records."""
+        for rec in record.load_all().values():
+            with self.subTest(record=rec.name):
+                tc = toolchain.TOOLCHAINS[rec.arch["linux"]]
+                self.assertEqual(rec.arch["cross"], tc.cross)
+                self.assertIn(tc.package, rec.packages)
+
+    def test_make_command(self):
+        self.assertEqual(
+            toolchain.make_command(3, "/t", "/b", "sparc", "sparc64-linux-gnu-"),
+            ["make", "-C", "/t", "O=/b", "ARCH=sparc", "CROSS_COMPILE=sparc64-linux-gnu-",
+             "CC=ccache sparc64-linux-gnu-gcc", "HOSTCC=ccache gcc", "-j3"])
+
+
+# ------------------------------------------------------------ text helpers
+
+class TextTest(unittest.TestCase):
+
+    def test_lines(self):
+        cases = [("", []), ("\n", [""]), ("a", ["a"]), ("a\nb\n", ["a", "b"]),
+                 ("a\n\nb", ["a", "", "b"]), ("a\fb\r\nc\n", ["a\fb\r", "c"])]
+        for text, want in cases:
+            self.assertEqual(scratch.lines(text), want, repr(text))
+
+    def test_in_tree(self):
+        cases = [("../fs/a.c:1: x", "fs/a.c:1: x"),
+                 ("../../include/b.h:2: y", "include/b.h:2: y"),
+                 ("/c/check/tree/fs/a.c:3: see /c/check/tree/fs/b.h", "fs/a.c:3: see fs/b.h"),
+                 ("/other/tree/fs/a.c:1: z", "/other/tree/fs/a.c:1: z"),
+                 ("fs/../a.c", "fs/../a.c")]
+        for line, want in cases:
+            self.assertEqual(scratch.in_tree(line, "/c/check/tree"), want, line)
+
+    def test_ere_escape(self):
+        cases = {"psi.c": r"psi\.c", "a-b_c.c": r"a-b_c\.c",
+                 "a+b[1].c": r"a\+b\[1\]\.c", "x(y)|z{2}^$*?\\": r"x\(y\)\|z\{2\}\^\$\*\?\\"}
+        for name, want in cases.items():
+            self.assertEqual(objects.ere_escape(name), want)
+
+    def test_first_error(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        log = os.path.join(tmp, "b.log")
+        with open(log, "w") as fh:
+            fh.write("  CC      fs/d.o\n/c/check/tree/fs/d.c:2:3: error: \u2018x\u2019 undeclared\n"
+                     "../fs/e.c:1: error: second\n")
+        self.assertEqual(build.first_error(log, "/c/check/tree", 100),
+                         "fs/d.c:2:3: error: \u2018x\u2019 undeclared")
+        # the width counts characters: the quotes are three bytes each
+        self.assertEqual(build.first_error(log, "/c/check/tree", 22),
+                         "fs/d.c:2:3: error: \u2018x\u2019")
+        with open(log, "w") as fh:
+            fh.write("warning: only\n")
+        self.assertEqual(build.first_error(log, "/t", 100), "")
+        self.assertEqual(build.first_error(os.path.join(tmp, "none.log"), "/t", 100), "")
+
+
+# -------------------------------------------------------------- objects
 
 HEADER = """\
 /* a header */
@@ -135,12 +166,14 @@ static inline int baz(void)
 #define  \\
 int x; \\
 int y;
+# define SPACED(x) \\
+	(x)
 """
 
-# line -> the symbol, worked out from awk's three rules by hand
-HEADER_SYMBOLS = {0: "", 1: "", 2: "FOO", 3: "FOO", 4: "FOO", 5: "FOO",
-                  6: "", 7: "BAR", 8: "", 12: "QUX", 14: "QUX", 15: "\\",
-                  17: "\\", 18: ""}
+# line -> the macro whose definition covers it
+HEADER_SYMBOLS = {0: "", 1: "", 2: "FOO", 3: "FOO", 4: "FOO", 5: "FOO", 6: "",
+                  7: "BAR", 8: "", 10: "", 12: "QUX", 13: "QUX", 14: "QUX",
+                  15: "", 16: "", 17: "", 18: "SPACED", 19: "SPACED", 20: "", 99: ""}
 
 HUNKS = """\
 diff --git a/include/linux/foo.h b/include/linux/foo.h
@@ -167,9 +200,165 @@ index 1111111..2222222 100644
 @@ -5 +5,0 @@ foo bar(x)
 -q
 @@ -60,2 +60,2 @@ int f(void) @@ g(h) int k
-@@ -70 +70 @@ foo(void)
+@@ -70 +70 @@ xfs_foo(
 @@ -80,5 +80,5 @@ static int __init x_init(void)
+@@ -90 +90 @@ int 1abc(void)
 """
+
+# (old count, new start, new count, symbol): not pcm_dbg (lines only
+# added after it), not fake (a "+" line), the last NAME( of the context;
+# xfs_foo( at the start of the context (XFS style) is a name too
+HUNK_WANT = [(2, 10, 3, ""), (1, 21, 1, "foo_get"), (0, 32, 2, ""), (3, 43, 0, ""),
+             (1, 50, 1, "baz"), (1, 5, 0, "bar"), (2, 60, 2, "g"), (1, 70, 1, "xfs_foo"),
+             (5, 80, 5, "x_init"), (1, 90, 1, "")]
+
+MAKEFILE = """\
+obj-y += always.o
+obj-$(CONFIG_FOO) += foo.o bar.o
+obj-$(CONFIG_BAR_2)\t:= bar.o
+obj-$(CONFIG_BAZ) = baz-core.o
+obj-$(CONFIG_QUX) += quxx.o
+obj-$(CONFIG_Q) += xqux.o
+obj-$(CONFIG_DOT) += aXb.o
+obj-$(CONFIG_REAL_DOT) += c.d.o
+"""
+
+
+class HeaderTest(unittest.TestCase):
+
+    def test_symbol_at(self):
+        for line, want in HEADER_SYMBOLS.items():
+            with self.subTest(line=line):
+                self.assertEqual(objects.symbol_at(HEADER, line), want)
+
+    def test_hunks(self):
+        got = [(h.old_count, h.new_start, h.new_count, h.symbol)
+               for h in objects.hunks(HUNKS)]
+        self.assertEqual(got, HUNK_WANT)
+        self.assertEqual(objects.hunks(""), [])
+
+
+class MakefileOptionTest(unittest.TestCase):
+    # a.b: a "." in the name is a dot, not any character (aXb.o is not it)
+    CASES = {"bar": "CONFIG_FOO", "foo": "CONFIG_FOO", "baz-core": "CONFIG_BAZ",
+             "qux": "", "always": "", "a.b": "", "aXb": "CONFIG_DOT",
+             "c.d": "CONFIG_REAL_DOT", "cXd": ""}
+
+    def test_by_name(self):
+        for base, want in self.CASES.items():
+            with self.subTest(base=base):
+                self.assertEqual(objects.makefile_option(MAKEFILE, base), want)
+
+
+@unittest.skipUnless(HAVE_GIT, "no git")
+class SourcesTest(TempDirTest):
+    """objects.needed() on a small tree: includers, header users per
+    architecture, options allmodconfig leaves off, at most 8 users."""
+
+    BASE = {
+        "include/linux/foo.h": "#define FOO(x) \\\n\t((x) + 1)\n\n"
+                               "static inline int foo_get(void)\n{\n\treturn 0;\n}\n",
+        "include/linux/cap.h": "#define CAP 1\n",
+        "drivers/a/user1.c": "int a = FOO(1);\n",
+        "drivers/b/user2.c": "int b(void) { return foo_get(); }\n",
+        "drivers/c/off.c": "int c = FOO(2);\n",
+        "drivers/c/Makefile": "obj-$(CONFIG_OFF) += off.o\n",
+        "drivers/d/on.c": "int d = FOO(3);\n",
+        "drivers/d/Makefile": "obj-$(CONFIG_ON) += on.o\n",
+        "arch/x86/kernel/u.c": "int u = FOO(4);\n",
+        "kernel/sched/psi.c": "int psi;\n",
+        "kernel/sched/build_utility.c": '#include "psi.c"\n',
+        "drivers/net/hostap/hostap_download.c": "int dl;\n",
+        "drivers/net/hostap/hostap_hw.c": '# include "hostap_download.c"\n',
+        "drivers/net/hostap/hostap_pci.c": '#include "hostap_hw.c"\n',
+        "drivers/dot/a.c": "int a;\n",
+        "drivers/dot/inc.c": '#include "aXc"\n',
+        "arch/sparc/include/asm/led.h": "#define LED 1\n",
+        "arch/sparc/kernel/led.c": "int l = LED;\n",
+        "arch/m68k/include/asm/m.h": "#define M68 1\n",
+        "drivers/zorro/z.c": "int z = M68;\n",
+        **{f"drivers/cap/c{k:02d}.c": "int c = CAP;\n" for k in range(10)},
+    }
+    CHANGED = {
+        "include/linux/foo.h": "#define FOO(x) \\\n\t((x) + 2)\n\n"
+                               "static inline int foo_get(void)\n{\n\treturn 1;\n}\n",
+        "include/linux/cap.h": "#define CAP 2\n",
+        "kernel/sched/psi.c": "int psi = 1;\n",
+        "drivers/net/hostap/hostap_download.c": "int dl = 1;\n",
+        "drivers/dot/a.c": "int a = 1;\n",
+        "arch/sparc/include/asm/led.h": "#define LED 2\n",
+        "arch/m68k/include/asm/m.h": "#define M68 2\n",
+    }
+    # FOO: user1 and on (off.c's option is off; arch/ is not generic);
+    # foo_get: user2; CAP: 8 of 10; hostap_download.c: through two
+    # includers; drivers/dot/a.c is no "aXc"; LED: its arch/sparc user,
+    # built as led.c is (sparc32); M68: no arch/m68k user, so the generic
+    # one, built for m68k
+    WANT = {
+        "m68k": ["drivers/zorro/z.o"],
+        "sparc32": ["arch/sparc/kernel/led.o"],
+        "x86_64": ["drivers/a/user1.o", "drivers/b/user2.o",
+                   *[f"drivers/cap/c{k:02d}.o" for k in range(8)],
+                   "drivers/d/on.o", "drivers/dot/a.o", "drivers/net/hostap/hostap_pci.o",
+                   "kernel/sched/build_utility.o"],
+    }
+
+    def setUp(self):
+        super().setUp()
+        self.ctx = Ctx(repo=self.tmp, cache=self.tmp)
+        self.tree = scratch.check_tree(self.ctx)
+        os.makedirs(self.tree)
+        git(self.tree, "init", "-q")
+        for name, text in self.BASE.items():
+            self.write(os.path.join("check/tree", name), text)
+        git(self.tree, "add", "-A")
+        git(self.tree, "commit", "-q", "-m", "base")
+        self.write("check/build-x86_64/.config", "CONFIG_ON=m\n# CONFIG_OFF is not set\n")
+
+    def commit(self, files, remove=()):
+        for name, text in files.items():
+            self.write(os.path.join("check/tree", name), text)
+        for name in remove:
+            git(self.tree, "rm", "-q", name)
+        git(self.tree, "add", "-A")
+        git(self.tree, "commit", "-q", "-m", "change")
+        rev = core.git(self.tree, "rev-parse", "HEAD")
+        return rev, scratch.git_lines(self.ctx, "diff", "--name-only", f"{rev}~1", rev)
+
+    def test_needed(self):
+        rev, changed = self.commit(self.CHANGED)
+        self.assertEqual(objects.needed(self.ctx, rev, changed), self.WANT)
+
+    def test_disabled_needs_the_config(self):
+        os.remove(os.path.join(self.tmp, "check/build-x86_64/.config"))
+        rev, changed = self.commit({"include/linux/foo.h": self.BASE["include/linux/foo.h"]
+                                    .replace("+ 1", "+ 9")})
+        self.assertEqual(objects.needed(self.ctx, rev, changed),
+                         {"x86_64": ["drivers/a/user1.o", "drivers/c/off.o", "drivers/d/on.o"]})
+
+    def test_header_without_users(self):
+        rev, changed = self.commit({"include/linux/cap.h": "#define CAP 1\nint cap2;\n"})
+        self.assertEqual(objects.needed(self.ctx, rev, changed), {})
+
+    @unittest.skipUnless(HAVE_GCC, "no gcc")
+    def test_comments_only(self):
+        cases = [
+            ("a comment added", {"drivers/a/user1.c": "/* one */\nint a = FOO(1);\n"}, (), True),
+            ("code changed", {"drivers/a/user1.c": "/* one */\nint a = FOO(2);\n"}, (), False),
+            # a file of comments alone whose comment changes: comments only
+            ("comment file", {"include/linux/cap.h": "/* a */\n"}, (), False),
+            ("its comment", {"include/linux/cap.h": "/* b */\n"}, (), True),
+            ("file added", {"drivers/new.c": "/* new */\n"}, (), False),
+            ("file removed", {}, ("drivers/new.c",), False),
+            ("no C", {"README": "text\n"}, (), True),
+        ]
+        for label, files, remove, want in cases:
+            with self.subTest(label):
+                rev, changed = self.commit(files, remove)
+                self.assertEqual(objects.comments_only(self.ctx, rev, changed), want)
+
+
+# --------------------------------------------------------------- static
 
 ADDED_DIFF = """\
 diff --git a/fs/a.c b/fs/a.c
@@ -232,152 +421,35 @@ fs/a b.c:1: warning: a space
 fs/proc/inode.c:100:2: warning: unused variable 'x' [-Wunused-variable]
 cc1: all warnings being treated as errors
 /other/tree/fs/z.c:1:1: warning: another tree
+/c/check/tree/fs/m.c:3:1: warning: see /c/check/tree/include/m.h
 fs/y.h: warning: no line
 """
 
 EXCEPTIONS = """\
 # patch file|text of the report|why
 0001-a.patch|is marked as 'obsolete'|the reason
-0001-a.patch|MAINTAINERS||
-0002-b.patch|architecture specific|why|with bar|
-0002-b.patch||catch-all reason|
+0001-a.patch|MAINTAINERS|
+0001-a.patch|CHECK
+0001-a.patch|is marked|a second reason, never said
+0002-b.patch|architecture specific|why|with bar
+0002-b.patch||catch-all reason
 
 0003-c.patch|last line|unterminated"""
 
-MAKEFILE = """\
-obj-y += always.o
-obj-$(CONFIG_FOO) += foo.o bar.o
-obj-$(CONFIG_BAR_2)\t:= bar.o
-obj-$(CONFIG_BAZ) = baz-core.o
-obj-$(CONFIG_QUX) += quxx.o
-obj-$(CONFIG_Q) += xqux.o
-obj-$(CONFIG_DOT) += aXb.o
-"""
 
+class CocciTextTest(unittest.TestCase):
 
-class TempDirTest(unittest.TestCase):
+    def test_added_lines(self):
+        self.assertEqual(static.added_lines(ADDED_DIFF),
+                         {("fs/a.c", 10), ("fs/a.c", 11), ("fs/a.c", 12), ("fs/a.c", 21),
+                          ("fs/new.c", 1), ("fs/new.c", 2)})
+        self.assertEqual(static.added_lines(""), set())
 
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, self.tmp)
-
-    def write(self, name: str, text: str) -> str:
-        path = os.path.join(self.tmp, name)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as fh:
-            fh.write(text)
-        return path
-
-
-class ArchTest(unittest.TestCase):
-    PATHS = {
-        "arch/sparc/kernel/led.c": "sparc32",
-        "arch/sparc/kernel/setup.c": "sparc",
-        "drivers/nubus/x.c": "m68k",
-        "fs/proc/x.c": "x86_64",
-        "arch/x86/kernel/cpu/mtrr/if.c": "x86_64",
-        "arch/arm64/kernel/setup.c": "arm64",
-        "arch/arm/kernel/atags_proc.c": "arm",
-        "drivers/macintosh/via-pmu.c": "powerpc",
-        "drivers/s390/cio/blacklist.c": "s390",
-        "drivers/pnp/pnpbios/proc.c": "i386",
-        "drivers/pnp/core.c": "x86_64",
-        "drivers/parisc/led.c": "parisc",
-        "arch/um/kernel/exitcode.c": "um",
-        "arch/xtensa/platforms/iss/simdisk.c": "xtensa",
-        "arch/ia64/kernel/salinfo.c": "ia64",
-        "xarch/sparc/kernel/led.c": "x86_64",
-        "arch/sh/mm/alignment.c": "sh",
-    }
-
-    def test_table(self):
-        for path, arch in self.PATHS.items():
-            with self.subTest(path=path):
-                self.assertEqual(cp.check_arch_of(path), arch)
-
-    @unittest.skipUnless(HAVE_BASH, "no bash")
-    def test_as_bash(self):
-        paths = list(self.PATHS)
-        got = bash(BASH_ARCH_OF, *paths).split()
-        self.assertEqual(got, [cp.check_arch_of(p) for p in paths])
-
-    def test_every_arch_has_a_toolchain(self):
-        for _, arch in cp.CHECK_ARCH_BY_PATH:
-            self.assertIn(arch, cp.TOOLCHAINS)
-        self.assertEqual(cp.TOOLCHAINS["sparc32"][0], "sparc")
-        self.assertEqual(cp.TOOLCHAINS["sparc32"][3], "CONFIG_64BIT=n")
-        self.assertEqual(cp.TOOLCHAINS["x86_64"][1], "")
-
-
-class EnclosingSymbolTest(TempDirTest):
-
-    def test_by_hand(self):
-        path = self.write("foo.h", HEADER)
-        for line, sym in HEADER_SYMBOLS.items():
-            with self.subTest(line=line):
-                self.assertEqual(cp.enclosing_symbol(path, line), sym)
-        self.assertEqual(cp.enclosing_symbol(os.path.join(self.tmp, "gone.h"), 3), "")
-
-    @unittest.skipUnless(HAVE_TOOLS, "no awk")
-    def test_as_awk(self):
-        path = self.write("foo.h", HEADER)
-        for line in range(0, HEADER.count("\n") + 2):
-            want = subprocess.run(["awk", "-v", f"L={line}", AWK_ENCLOSING, path],
-                                  stdout=subprocess.PIPE, text=True).stdout
-            self.assertEqual(cp.enclosing_symbol(path, line), want.rstrip("\n"),
-                             f"line {line}")
-
-
-class HunkTest(unittest.TestCase):
-
-    def test_starts(self):
-        self.assertEqual(cp.hunk_new_starts(HUNKS),
-                         [10, 21, 32, 43, 50, 5, 60, 70, 80])
-
-    def test_symbols(self):
-        # not pcm_dbg (only lines added after it), not fake (a + line),
-        # the last NAME( of a header, after its last "@@ " if one follows
-        self.assertEqual(cp.hunk_header_symbols(HUNKS),
-                         ["foo_get", "baz", "bar", "g", "x_init"])
-
-    @unittest.skipUnless(HAVE_TOOLS, "no sed")
-    def test_as_sed(self):
-        starts = subprocess.run(["sed", "-n", SED_HUNK_START], input=HUNKS,
-                                stdout=subprocess.PIPE, text=True).stdout.split()
-        self.assertEqual([int(s) for s in starts], cp.hunk_new_starts(HUNKS))
-        syms = subprocess.run(["sed", "-n", SED_HUNK_SYMBOL], input=HUNKS,
-                              stdout=subprocess.PIPE, text=True).stdout.split()
-        self.assertEqual(syms, cp.hunk_header_symbols(HUNKS))
-
-
-class AddedLinesTest(unittest.TestCase):
-    WANT = ["fs/a.c:10", "fs/a.c:11", "fs/a.c:12", "fs/a.c:21",
-            "fs/new.c:1", "fs/new.c:2"]
-
-    def test_by_hand(self):
-        self.assertEqual(cp.added_lines(ADDED_DIFF), self.WANT)
-        self.assertEqual(cp.added_lines(""), [])
-
-    @unittest.skipUnless(HAVE_TOOLS, "no awk")
-    def test_as_awk(self):
-        got = subprocess.run(["awk", AWK_ADDED], input=ADDED_DIFF,
-                             stdout=subprocess.PIPE, text=True).stdout.split()
-        self.assertEqual(got, cp.added_lines(ADDED_DIFF))
-
-
-class CocciExpectedTest(TempDirTest):
-    WANT = ["copy_under_lock 9", "iov_iter_fields 2", "pos_narrow 1",
-            "pos_narrow 10", "pos_narrow 13", "pos_narrow 2"]
-
-    def test_by_hand(self):
-        self.assertEqual(cp.cocci_expected_text(FIXTURE), self.WANT)
-        self.assertEqual(cp.cocci_expected(self.write("t.c", FIXTURE)), self.WANT)
-
-    @unittest.skipUnless(HAVE_TOOLS, "no awk")
-    def test_as_awk(self):
-        path = self.write("t.c", FIXTURE)
-        got = bash(f"awk '{AWK_EXPECTED}' \"$1\" | sort -u", path)
-        self.assertEqual(got.splitlines(), cp.cocci_expected_text(FIXTURE))
+    def test_expected(self):
+        # a misspelt rule is expected as written (and so missed)
+        self.assertEqual(static.expected(FIXTURE), {
+            ("pos_narrow", 1), ("pos_narrow", 2), ("iov_iter_fields", 2),
+            ("copy_under_lock", 9), ("pos_narrow", 10), ("pos_narrow2", 13)})
 
     def test_flagged(self):
         findings = ["t.c:10: pos_narrow: narrows *ppos",
@@ -385,214 +457,83 @@ class CocciExpectedTest(TempDirTest):
                     "t.c:10: pos_narrow: again",
                     "spatch: a message",
                     "t.c:x: pos_narrow: no number"]
-        self.assertEqual(cp.cocci_flagged(findings),
-                         ["iov_iter_fields 2", "pos_narrow 10"])
+        self.assertEqual(static.flagged(findings),
+                         {("iov_iter_fields", 2), ("pos_narrow", 10)})
 
-    def test_sort(self):
-        lines = ["b.c:10: r: m", "b.c:9: r: m", "a.c:100: r: x", "a.c:20: r: y",
-                 "a.c:20: r: a", "a_b.c:1: r: m", "a.c: r: no number", "A.c:5: r: m"]
-        want = ["A.c:5: r: m", "a.c: r: no number", "a.c:20: r: a", "a.c:20: r: y",
-                "a.c:100: r: x", "a_b.c:1: r: m", "b.c:9: r: m", "b.c:10: r: m"]
-        self.assertEqual(sorted(lines, key=cp.cocci_sort_key), want)
-        if HAVE_TOOLS:
-            got = bash('sort -t: -k1,1 -k2,2n', stdin="\n".join(lines) + "\n")
-            self.assertEqual(got.splitlines(), want)
+    def test_finding_order(self):
+        findings = ["b.c:10: r: m", "b.c:9: r: m", "a.c:100: r: x", "a.c:20: r: y",
+                    "spatch: no location", "a.c:20: r: a", "a_b.c:1: r: m", "A.c:5: r: m"]
+        self.assertEqual(sorted(findings, key=static.finding_key), [
+            "A.c:5: r: m", "a.c:20: r: a", "a.c:20: r: y", "a.c:100: r: x",
+            "a_b.c:1: r: m", "b.c:9: r: m", "b.c:10: r: m", "spatch: no location"])
 
 
-class WarningLinesTest(TempDirTest):
-    WANT = ["/other/tree/fs/z.c: warning: another tree",
+class WarningsTest(unittest.TestCase):
+
+    def test_warning_lines(self):
+        self.assertEqual(static.warning_lines(LOG, "/c/check/tree"), [
+            "/other/tree/fs/z.c: warning: another tree",
+            "fs/m.c: warning: see include/m.h",
             "fs/proc/base.c: error: sparse says so",
             "fs/proc/inode.c: warning: unused variable 'x' [-Wunused-variable]",
             "fs/proc/inode.c: warning: unused variable 'x' [-Wunused-variable]",
-            "include/linux/foo.h: warning: bar"]
+            "include/linux/foo.h: warning: bar"])
 
-    def test_by_hand(self):
-        self.assertEqual(cp.warning_lines(LOG, "/c/check/tree"), self.WANT)
-
-    @unittest.skipUnless(HAVE_TOOLS, "no sed")
-    def test_as_sed(self):
-        log = self.write("w.log", LOG)
-        got = bash(BASH_WARNINGS, "/c/check/tree", log).splitlines()
-        self.assertEqual(got, cp.warning_lines(LOG, "/c/check/tree"))
-
-    def test_comm(self):
-        before = ["a", "b", "b", "d"]
-        after = ["a", "b", "b", "b", "c", "d", "e"]
-        self.assertEqual(cp.comm_13(before, after), ["b", "c", "e"])
-        self.assertEqual(cp.comm_13([], ["a"]), ["a"])
-        self.assertEqual(cp.comm_13(["a"], []), [])
-        if HAVE_TOOLS:
-            got = bash('comm -13 <(printf "%s\\n" a b b d) '
-                       '<(printf "%s\\n" a b b b c d e)')
-            self.assertEqual(got.split(), cp.comm_13(before, after))
+    def test_new_lines(self):
+        cases = [((["a", "b", "b", "d"], ["a", "b", "b", "b", "c", "d", "e"]), ["b", "c", "e"]),
+                 (([], ["a"]), ["a"]),
+                 ((["a"], []), []),
+                 ((["x"], ["x", "x"]), ["x"]),
+                 ((["b", "a"], ["c", "a", "b"]), ["c"])]
+        for (before, after), want in cases:
+            self.assertEqual(static.new_lines(before, after), want, (before, after))
 
 
 class CheckpatchExceptionsTest(TempDirTest):
 
-    def run_exceptions(self, patch, reports):
-        ctx = Ctx(repo=self.tmp, cache=self.tmp)
+    def unexcepted(self, patch, reports, listed=True):
+        if listed:
+            self.write("kernel-patches/checkpatch-exceptions", EXCEPTIONS)
         stderr = io.StringIO()
         with contextlib.redirect_stderr(stderr):
-            kept = cp.checkpatch_exceptions(ctx, patch, reports)
-        return kept, stderr.getvalue()
+            kept = static.unexcepted(Ctx(repo=self.tmp, cache=self.tmp), patch, reports)
+        return kept, stderr.getvalue().splitlines()
+
+    def test_entries(self):
+        self.assertEqual(static.exception_entries(EXCEPTIONS), [
+            ("0001-a.patch", "is marked as 'obsolete'", "the reason"),
+            ("0001-a.patch", "is marked", "a second reason, never said"),
+            ("0002-b.patch", "architecture specific", "why|with bar"),
+            ("0002-b.patch", "", "catch-all reason"),
+            ("0003-c.patch", "last line", "unterminated")])
 
     def test_accepted_and_kept(self):
-        self.write("kernel-patches/checkpatch-exceptions", EXCEPTIONS)
-        kept, said = self.run_exceptions("0001-a.patch", "\n".join([
+        # the first entry whose text the report holds gives the reason; an
+        # entry without a reason accepts nothing
+        kept, said = self.unexcepted("0001-a.patch", [
             "drivers/x.c:1: WARNING: hostap is marked as 'obsolete'",
             "MAINTAINERS: WARNING: does MAINTAINERS need updating?",
-            "",
-            "drivers/x.c:3: CHECK: other"]))
-        # an entry without a reason accepts nothing
-        self.assertEqual(kept, "MAINTAINERS: WARNING: does MAINTAINERS need updating?\n"
-                               "drivers/x.c:3: CHECK: other")
-        self.assertEqual(said, "        accepted: hostap is marked as 'obsolete' "
-                               "(the reason)\n")
+            "drivers/x.c:3: CHECK: other"])
+        self.assertEqual(kept, ["MAINTAINERS: WARNING: does MAINTAINERS need updating?",
+                                "drivers/x.c:3: CHECK: other"])
+        self.assertEqual(said, ["        accepted: hostap is marked as 'obsolete' (the reason)"])
 
     def test_reasons_and_last_line(self):
-        self.write("kernel-patches/checkpatch-exceptions", EXCEPTIONS)
-        kept, said = self.run_exceptions("0002-b.patch",
-                                         "a: b: architecture specific defines\nz: anything")
-        self.assertEqual(kept, "")
-        self.assertEqual(said.splitlines(), [
-            "        accepted: architecture specific defines (why|with bar|)",
-            "        accepted: anything (catch-all reason)"])
-        # bash's `while read` never saw the list's unterminated last line
-        kept, said = self.run_exceptions("0003-c.patch", "q: last line")
-        self.assertEqual((kept, said), ("q: last line", ""))
+        kept, said = self.unexcepted("0002-b.patch",
+                                     ["a: b: architecture specific defines", "z: anything"])
+        self.assertEqual(kept, [])
+        self.assertEqual(said, ["        accepted: architecture specific defines (why|with bar)",
+                                "        accepted: anything (catch-all reason)"])
+        # the list's last line counts without its newline
+        self.assertEqual(self.unexcepted("0003-c.patch", ["q: last line"]),
+                         ([], ["        accepted: last line (unterminated)"]))
+        # an entry is for its own patch only
+        self.assertEqual(self.unexcepted("0009-z.patch", ["q: last line"]),
+                         (["q: last line"], []))
 
     def test_no_list(self):
-        self.assertEqual(self.run_exceptions("0001-a.patch", "x: y\n\nz: w"),
-                         ("x: y\nz: w", ""))
-
-    @unittest.skipUnless(HAVE_BASH, "no bash")
-    def test_fields_as_bash_read(self):
-        lines = ["a|b|c|", "a|b|c|d", "a", "a|b", "|x|y", "  sp | t |r ",
-                 "a|b|c||", "a|b||", "a|b|", "a|b|c|d|", "a||", "a|||", "a|b|c|| "]
-        got = bash('while IFS="|" read -r name text reason; do '
-                   'printf "%s\\t%s\\t%s\\n" "$name" "$text" "$reason"; done',
-                   stdin="\n".join(lines) + "\n")
-        self.assertEqual([tuple(row.split("\t")) for row in got.split("\n")[:-1]],
-                         [cp.exception_fields(line) for line in lines])
-
-
-class MakefileOptionTest(TempDirTest):
-    CASES = {"bar": "CONFIG_FOO", "baz-core": "CONFIG_BAZ", "qux": "",
-             "always": "", "a.b": "CONFIG_DOT", "foo": "CONFIG_FOO"}
-
-    def test_by_hand(self):
-        for base, want in self.CASES.items():
-            with self.subTest(base=base):
-                self.assertEqual(cp.makefile_option(MAKEFILE, base), want)
-
-    @unittest.skipUnless(HAVE_TOOLS, "no sed")
-    def test_as_sed(self):
-        mk = self.write("Makefile", MAKEFILE)
-        for base in self.CASES:
-            got = bash(BASH_OBJ_OPTION, mk, base).rstrip("\n")
-            self.assertEqual(got, cp.makefile_option(MAKEFILE, base), base)
-
-
-class HelpersTest(unittest.TestCase):
-
-    def test_dirname(self):
-        self.assertEqual(cp._dirname("a/b/c.c"), "a/b")
-        self.assertEqual(cp._dirname("c.c"), ".")
-        self.assertEqual(cp._dirname("/c.c"), "/")
-
-    def test_title_and_cut(self):
-        self.assertEqual(cp._patch_title("0001-x.patch"), "0001-x")
-        self.assertEqual(cp._patch_title("x" * 70 + ".patch"), "x" * 60)
-        self.assertEqual(cp._cut_bytes("ab\u2018c", 3), "ab")
-        self.assertEqual(cp._after_check_tree("/c/check/tree/x/check/tree/fs/a.c:1: error: e"),
-                         "fs/a.c:1: error: e")
-
-
-def git(cwd, *args):
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org",
-                    "-c", "init.defaultBranch=main", *args], cwd=cwd, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
-@unittest.skipUnless(shutil.which("git"), "no git")
-class SourcesTest(TempDirTest):
-    """check_sources on a small tree: includers, header users per
-    architecture, options allmodconfig leaves off, at most 8 users."""
-
-    BASE = {
-        "include/linux/foo.h": "#define FOO(x) \\\n\t((x) + 1)\n\n"
-                               "static inline int foo_get(void)\n{\n\treturn 0;\n}\n",
-        "include/linux/cap.h": "#define CAP 1\n",
-        "drivers/a/user1.c": "int a = FOO(1);\n",
-        "drivers/b/user2.c": "int b(void) { return foo_get(); }\n",
-        "drivers/c/off.c": "int c = FOO(2);\n",
-        "drivers/c/Makefile": "obj-$(CONFIG_OFF) += off.o\n",
-        "drivers/d/on.c": "int d = FOO(3);\n",
-        "drivers/d/Makefile": "obj-$(CONFIG_ON) += on.o\n",
-        "arch/x86/kernel/u.c": "int u = FOO(4);\n",
-        "kernel/sched/psi.c": "int psi;\n",
-        "kernel/sched/build_utility.c": '#include "psi.c"\n',
-        "drivers/net/hostap/hostap_download.c": "int dl;\n",
-        "drivers/net/hostap/hostap_hw.c": '# include "hostap_download.c"\n',
-        "drivers/net/hostap/hostap_pci.c": '#include "hostap_hw.c"\n',
-        "arch/sparc/include/asm/led.h": "#define LED 1\n",
-        "arch/sparc/kernel/led.c": "int l = LED;\n",
-        "arch/m68k/include/asm/m.h": "#define M68 1\n",
-        "drivers/zorro/z.c": "int z = M68;\n",
-        **{f"drivers/cap/c{k:02d}.c": "int c = CAP;\n" for k in range(10)},
-    }
-    CHANGED = {
-        "include/linux/foo.h": "#define FOO(x) \\\n\t((x) + 2)\n\n"
-                               "static inline int foo_get(void)\n{\n\treturn 1;\n}\n",
-        "include/linux/cap.h": "#define CAP 2\n",
-        "kernel/sched/psi.c": "int psi = 1;\n",
-        "drivers/net/hostap/hostap_download.c": "int dl = 1;\n",
-        "arch/sparc/include/asm/led.h": "#define LED 2\n",
-        "arch/m68k/include/asm/m.h": "#define M68 2\n",
-    }
-
-    def setUp(self):
-        super().setUp()
-        self.ctx = Ctx(repo=self.tmp, cache=self.tmp)
-        self.tree = cp.check_tree(self.ctx)
-        os.makedirs(self.tree)
-        git(self.tree, "init", "-q")
-        for name, text in self.BASE.items():
-            self.write(os.path.join("check/tree", name), text)
-        git(self.tree, "add", "-A")
-        git(self.tree, "commit", "-q", "-m", "base")
-        self.write("check/build-x86_64/.config", "CONFIG_ON=m\n# CONFIG_OFF is not set\n")
-
-    def commit(self, files):
-        for name, text in files.items():
-            self.write(os.path.join("check/tree", name), text)
-        git(self.tree, "commit", "-q", "-a", "-m", "change")
-        return subprocess.run(["git", "-C", self.tree, "rev-parse", "HEAD"],
-                              stdout=subprocess.PIPE, text=True).stdout.strip()
-
-    def test_sources(self):
-        rev = self.commit(self.CHANGED)
-        self.assertEqual(cp.check_sources(self.ctx, rev), [
-            "arch/sparc/kernel/led.c",
-            "drivers/a/user1.c",
-            "drivers/b/user2.c",
-            *[f"drivers/cap/c{k:02d}.c" for k in range(8)],
-            "drivers/d/on.c",
-            "drivers/net/hostap/hostap_pci.c",
-            "drivers/zorro/z.c m68k",
-            "kernel/sched/build_utility.c",
-        ])
-
-    @unittest.skipUnless(shutil.which("gcc"), "no gcc")
-    def test_comments_only(self):
-        rev = self.commit({"drivers/a/user1.c": "/* one */\nint a = FOO(1);\n"})
-        self.assertTrue(cp.check_comments_only(self.ctx, rev))
-        rev = self.commit({"drivers/a/user1.c": "/* one */\nint a = FOO(2);\n"})
-        self.assertFalse(cp.check_comments_only(self.ctx, rev))
-        # a file of comments only is nothing to compare: bash said no
-        self.commit({"include/linux/cap.h": "/* a */\n"})
-        rev = self.commit({"include/linux/cap.h": "/* b */\n"})
-        self.assertFalse(cp.check_comments_only(self.ctx, rev))
+        self.assertEqual(self.unexcepted("0001-a.patch", ["x: y", "z: w"], listed=False),
+                         (["x: y", "z: w"], []))
 
 
 # The tools check-patches runs, faked: make "builds" an object by reading
@@ -635,7 +576,9 @@ sys.exit(rc)
 """
 FAKE_SPATCH = r"""#!PYTHON
 import os, sys
-rule = os.path.basename(sys.argv[sys.argv.index("--sp-file") + 1])[:-len(".cocci")]
+sp_file = sys.argv[sys.argv.index("--sp-file") + 1]
+open(sp_file).close()
+rule = os.path.basename(sp_file)[:-len(".cocci")]
 f = sys.argv[-1]
 sys.stderr.write(f"spatch stderr {rule} {f}\n")
 for n, line in enumerate(open(f).read().split("\n"), 1):
@@ -643,11 +586,117 @@ for n, line in enumerate(open(f).read().split("\n"), 1):
         print(f"{f}:{n}: {rule}: flagged here")
 """
 FAKE_CHECKPATCH = """#!/bin/sh
-case "$4" in *warn*)
-	echo "$4:10: WARNING: please accept me"
-	echo "$4:12: CHECK: not accepted: really" ;;
+case " $* " in *" --strict "*) ;; *) echo "checkpatch: run without --strict" ;; esac
+for patch; do :; done
+case "$patch" in *warn*)
+	echo "$patch:10: WARNING: please accept me"
+	echo "$patch:12: CHECK: not accepted: really" ;;
 esac
 """
+
+FIXTURES = {
+    "a_clean.c": "int a;\n",
+    "b_v1.c": "x FLAG_pos_narrow /* expect: pos_narrow */\n"
+              "/* expect: iov_iter_fields */\nFLAG_copy_under_lock\n",
+    "c_ok.c": "x FLAG_pos_narrow /* expect: pos_narrow */\n\n"
+              "FLAG_iov_iter_fields /* expect: iov_iter_fields */\n",
+}
+
+
+class FakeToolsTest(TempDirTest):
+    """A repository with the Coccinelle rules and the fake tools in PATH."""
+
+    def setUp(self):
+        super().setUp()
+        self.cache = os.path.join(self.tmp, "cache")
+        self.repo = os.path.join(self.tmp, "re[po]")
+        fakes = {"make": FAKE_MAKE, "spatch": FAKE_SPATCH, "sparse": "#!/bin/sh\n",
+                 "sh4-linux-gnu-gcc": "#!/bin/sh\n"}
+        for name, text in fakes.items():
+            os.chmod(self.write(f"bin/{name}", text.replace("PYTHON", sys.executable)), 0o755)
+        for rule in static.COCCI_RULES:
+            self.write(f"re[po]/kernel-patches/coccinelle/{rule}.cocci", "")
+        env = {"PATH": f"{os.path.join(self.tmp, 'bin')}:{os.environ.get('PATH', '')}",
+               "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
+               "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
+        patcher = mock.patch.dict(os.environ, env)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+        self.ctx = Ctx(repo=self.repo, cache=self.cache, jobs=2)
+        os.makedirs(os.path.join(self.cache, "check", "logs"))
+
+    def selftest(self):
+        stdout = io.StringIO()
+        with contextlib.redirect_stdout(stdout):
+            counts = static.cocci_selftest(self.ctx)
+        return counts, stdout.getvalue().splitlines()
+
+
+class CocciSelftestTest(FakeToolsTest):
+    """The fixtures are found under a repository whose path holds glob
+    characters ("re[po]"), and none is made up where there is none."""
+
+    def test_fixtures(self):
+        for name, text in FIXTURES.items():
+            self.write(f"re[po]/kernel-patches/coccinelle/tests/{name}", text)
+        self.write("re[po]/kernel-patches/coccinelle/tests/notes.txt", "expect: pos_narrow\n")
+        self.assertEqual(self.selftest(), ((2, 2), [
+            "ok a_clean.c: 0 lines flagged as declared",
+            "not ok b_v1.c: missed: iov_iter_fields 2; not declared: copy_under_lock 3",
+            "ok c_ok.c: 2 lines flagged as declared",
+            "not ok copy_under_lock: no fixture expects a finding of it"]))
+
+    def test_no_fixture(self):
+        os.makedirs(os.path.join(self.repo, "kernel-patches/coccinelle/tests"))
+        self.assertEqual(self.selftest(), ((0, 3), [
+            f"not ok {rule}: no fixture expects a finding of it"
+            for rule in static.COCCI_RULES]))
+
+    def test_lines_in_number_order(self):
+        text = "".join(f"l{n} /* expect: pos_narrow */\n" for n in range(1, 12))
+        self.write("re[po]/kernel-patches/coccinelle/tests/d.c",
+                   text + "/* expect: iov_iter_fields expect: copy_under_lock */\n")
+        (passed, failed), said = self.selftest()
+        self.assertEqual((passed, failed), (0, 1))
+        self.assertEqual(said, ["not ok d.c: missed: copy_under_lock 12,iov_iter_fields 12,"
+                                + ",".join(f"pos_narrow {n}" for n in range(1, 12))
+                                + "; not declared: none"])
+
+    def test_spatch_fails(self):
+        self.write("re[po]/kernel-patches/coccinelle/tests/e.c", "/* expect: pos_narrow */\n")
+        os.remove(os.path.join(self.repo, "kernel-patches/coccinelle/iov_iter_fields.cocci"))
+        (passed, failed), said = self.selftest()
+        self.assertEqual((passed, failed), (0, 3))
+        self.assertEqual(said[0], f"not ok e.c: spatch failed (log: "
+                                  f"{self.cache}/check/logs/cocci.log)")
+
+
+class BuilderTest(FakeToolsTest):
+    """An architecture's build directory is configured and prepared once,
+    with its compiler and its seed."""
+
+    def test_sparc32(self):
+        os.chmod(self.write("bin/sparc64-linux-gnu-gcc", "#!/bin/sh\n"), 0o755)
+        builder = build.Builder(self.ctx)
+        with contextlib.redirect_stdout(io.StringIO()) as said:
+            make = builder.make("sparc32")
+            self.assertEqual(builder.make("sparc32"), make)
+        build_dir = os.path.join(self.cache, "check", "build-sparc32")
+        self.assertEqual(make, toolchain.make_command(
+            2, os.path.join(self.cache, "check", "tree"), build_dir, "sparc", "sparc64-linux-gnu-"))
+        self.assertEqual(core.read(build_dir + ".allconfig"), "CONFIG_64BIT=n\n")
+        self.assertEqual(said.getvalue().count("allmodconfig + prepare for sparc32"), 1)
+        self.assertEqual(builder.ready, {"sparc32"})
+
+    def test_no_compiler(self):
+        builder = build.Builder(self.ctx)
+        with mock.patch.object(core, "ensure_pkgs_soft") as soft, \
+                mock.patch("shutil.which", return_value=None):
+            self.assertIsNone(builder.make("xtensa"))
+        soft.assert_called_once_with(self.ctx, ["gcc-xtensa-linux-gnu"])
+        self.assertEqual(builder.unusable,
+                         {"xtensa": "no xtensa-linux-gnu-gcc (Debian package gcc-xtensa-linux-gnu)"})
+
 
 CMD_TREE = {
     "fs/a.c": "int a;\nint a2;\n",
@@ -676,7 +725,7 @@ CMD_SERIES = [
     ("header no users", {"include/linux/bar.h": "int bar2;\n"}),
 ]
 
-# What run.sh's bash printed on this tree and series (times as T).
+# What check-patches prints on this tree and series (times as T).
 CMD_OUT = """\
 run.sh: check-patches: allmodconfig + prepare for x86_64 (log: {cache}/check/prepare-x86_64.log)
 [ 1/10] 0001-fs-touch-a                                               x86_64: 1 built; checkpatch: clean (Ts)
@@ -721,38 +770,17 @@ check-patches: 10 patches in Ts
 """
 
 
-@unittest.skipUnless(shutil.which("git") and shutil.which("gcc"), "no git or gcc")
-class CommandTest(TempDirTest):
-    """cmd_check_patches with make, spatch and checkpatch.pl faked: every
-    kind of line it prints, as run.sh printed them."""
+@unittest.skipUnless(HAVE_GIT and HAVE_GCC, "no git or gcc")
+class CommandTest(FakeToolsTest):
+    """cmd_check_patches on a ten-patch series: every kind of line it
+    prints, and its counts."""
 
     def setUp(self):
         super().setUp()
-        self.cache = os.path.join(self.tmp, "cache")
-        repo, bin_dir = os.path.join(self.tmp, "repo"), os.path.join(self.tmp, "bin")
-        fakes = {"make": FAKE_MAKE, "spatch": FAKE_SPATCH, "sparse": "#!/bin/sh\n",
-                 "sh4-linux-gnu-gcc": "#!/bin/sh\n"}
-        for name, text in fakes.items():
-            os.chmod(self.write(f"bin/{name}", text.replace("PYTHON", sys.executable)), 0o755)
-        self.write("repo/kernel-patches/checkpatch-exceptions",
+        self.write("re[po]/kernel-patches/checkpatch-exceptions",
                    "# x\n0006-warn-checkpatch.patch|accept me|a reason\n")
-        for rule in cp.COCCI_RULES:
-            self.write(f"repo/kernel-patches/coccinelle/{rule}.cocci", "")
-        fixtures = {
-            "a_clean.c": "int a;\n",
-            "b_v1.c": "x FLAG_pos_narrow /* expect: pos_narrow */\n"
-                      "/* expect: iov_iter_fields */\nFLAG_copy_under_lock\n",
-            "c_ok.c": "x FLAG_pos_narrow /* expect: pos_narrow */\n\n"
-                      "FLAG_iov_iter_fields /* expect: iov_iter_fields */\n"}
-        for name, text in fixtures.items():
-            self.write(f"repo/kernel-patches/coccinelle/tests/{name}", text)
-        env = {"PATH": f"{bin_dir}:{os.environ.get('PATH', '')}",
-               "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
-               "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
-        patcher = mock.patch.dict(os.environ, env)
-        patcher.start()
-        self.addCleanup(patcher.stop)
-        self.ctx = Ctx(repo=repo, cache=self.cache, jobs=2)
+        for name, text in FIXTURES.items():
+            self.write(f"re[po]/kernel-patches/coccinelle/tests/{name}", text)
         self.patches = self.make_series()
 
     def make_series(self):
@@ -775,41 +803,48 @@ class CommandTest(TempDirTest):
 
     def check_patches(self, patches):
         """cmd_check_patches on PATCHES: its result, its output (times as
-        T), its stderr and the mocks of prepare_tree and ensure_pkgs."""
+        T), its stderr, and the mocks of prepare_tree, ensure_pkgs and
+        ensure_pkgs_soft."""
         from harness import tree
         stdout, stderr = io.StringIO(), io.StringIO()
         which = shutil.which    # no cross compiler for s390, whatever the host has
         with mock.patch.object(tree, "series_patches", return_value=patches), \
                 mock.patch.object(tree, "prepare_tree") as prepare, \
                 mock.patch.object(core, "ensure_pkgs") as ensure, \
-                mock.patch.object(cp.shutil, "which",
-                                  lambda cmd: None if cmd == "s390x-linux-gnu-gcc"
-                                  else which(cmd)), \
+                mock.patch.object(core, "ensure_pkgs_soft") as soft, \
+                mock.patch("shutil.which", lambda cmd: None if cmd == "s390x-linux-gnu-gcc"
+                           else which(cmd)), \
                 contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-            ok = cp.cmd_check_patches(self.ctx)
+            ok = checkpatches.cmd_check_patches(self.ctx)
         got = re.sub(r"\b\d+\.\ds\b", "Ts", stdout.getvalue())
-        return ok, got, stderr.getvalue(), prepare, ensure
+        return ok, got, stderr.getvalue(), prepare, ensure, soft
 
     def test_series(self):
-        ok, got, stderr, prepare, ensure = self.check_patches(self.patches)
+        ok, got, stderr, prepare, ensure, soft = self.check_patches(self.patches)
         self.assertFalse(ok)
         prepare.assert_not_called()
-        self.assertEqual(ensure.call_args_list[0].args[1], [*core.HOST_PKGS, *cp.CHECK_PKGS])
+        self.assertEqual(ensure.call_args_list[0].args[1],
+                         [*core.HOST_PKGS, "coccinelle", "python3-ply", "python3-git"])
+        soft.assert_called_once_with(self.ctx, ["gcc-s390x-linux-gnu"])
         self.assertEqual(self.ctx.sums, [11, 7, 0])
         want = CMD_OUT.format(cache=self.cache, patches=os.path.dirname(self.patches[0]))
         self.assertEqual(got.splitlines(), want.splitlines())
         self.assertEqual(stderr, "        accepted: please accept me (a reason)\n")
-        with open(os.path.join(self.cache, "check", "logs", "cocci.log")) as fh:
-            log = fh.read().splitlines()
+        log = core.read(static.cocci_log(self.ctx)).splitlines()
         self.assertEqual(len(log), 3 * 3 + 3 * 7)
         self.assertIn("spatch stderr pos_narrow fs/a.c", log)
+        # the check tree is left at the series' last patch
+        self.assertEqual(core.git(scratch.check_tree(self.ctx), "log", "-1", "--format=%s"),
+                         "header no users")
+        # x86_64's allmodconfig starts from no option
+        self.assertEqual(core.read(os.path.join(self.cache, "check", "build-x86_64.allconfig")),
+                         "\n")
 
     def test_series_that_stops(self):
         # the second patch does not apply: it and the third fail, and the
         # warnings are not compared (the series did not apply whole)
-        with open(self.patches[0]) as fh:
-            bad = self.write("bad.patch", fh.read().replace("-int a2;", "-int zz;"))
-        ok, got, _, _, _ = self.check_patches([self.patches[5], bad, self.patches[1]])
+        bad = self.write("bad.patch", core.read(self.patches[0]).replace("-int a2;", "-int zz;"))
+        ok, got, _, _, _, _ = self.check_patches([self.patches[5], bad, self.patches[1]])
         self.assertFalse(ok)
         lines = got.splitlines()
         self.assertIn("[ 2/3] bad.patch: does not apply:", lines)
@@ -819,14 +854,25 @@ class CommandTest(TempDirTest):
                       lines)
         self.assertEqual(lines[-2:], ["check-patches: 3 patches in Ts", "5 passed, 5 failed"])
         self.assertEqual(self.ctx.sums, [5, 5, 0])
+        # a second run starts again from pristine
+        ok, got, _, _, _, _ = self.check_patches([self.patches[0]])
+        self.assertIn("[ 1/1] 0001-fs-touch-a", got)
 
     def test_empty_series(self):
         from harness import tree
         stdout = io.StringIO()
         with mock.patch.object(tree, "series_patches", return_value=[]), \
                 mock.patch.object(core, "ensure_pkgs"), contextlib.redirect_stdout(stdout):
-            self.assertTrue(cp.cmd_check_patches(self.ctx))
+            self.assertTrue(checkpatches.cmd_check_patches(self.ctx))
         self.assertEqual(stdout.getvalue(), "0 passed, 0 failed\n")
+
+    def test_export_applies_to_the_check_tree(self):
+        """commands.apply_to_check_tree(), export's check, uses this
+        package's check tree."""
+        from harness import commands
+        tree = commands.apply_to_check_tree(self.ctx, self.patches[:2], "")
+        self.assertEqual(tree, os.path.join(self.cache, "check", "tree"))
+        self.assertEqual(core.git(tree, "log", "-1", "--format=%s"), "header FOO")
 
 
 if __name__ == "__main__":
