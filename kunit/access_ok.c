@@ -146,6 +146,15 @@ static void setfs_access_ok_task_size_max(struct kunit *test)
 #elif defined(CONFIG_RISCV) && !defined(CONFIG_MMU)
 	/* asm/pgtable.h: one address space, TASK_SIZE is all of it */
 	KUNIT_EXPECT_EQ(test, TASK_SIZE_MAX, ULONG_MAX);
+#elif defined(CONFIG_ARM64)
+	/* TTBR0's reach, the VA_BITS the kernel is built for (asm/processor.h) */
+	KUNIT_EXPECT_EQ_MSG(test, TASK_SIZE_MAX, BIT(VA_BITS), "VA_BITS %d", VA_BITS);
+#elif defined(CONFIG_S390)
+	/*
+	 * User space has an address space of its own: all of it but the last
+	 * page (asm/processor.h), whatever number of levels a process uses.
+	 */
+	KUNIT_EXPECT_EQ(test, TASK_SIZE_MAX, -PAGE_SIZE);
 #else
 	kunit_skip(test, "no TASK_SIZE_MAX expectation for this architecture");
 #endif

@@ -28,9 +28,10 @@
 #elif defined(CONFIG_ARM)
 #define SETFS_NA(x86_64, ppc64)						\
 	"an x86_64/powerpc64 layout row: every 32-bit value is an address"
-#elif defined(CONFIG_RISCV)
+#elif defined(CONFIG_RISCV) || defined(CONFIG_ARM64) || defined(CONFIG_S390)
+/* copy_from_kernel_nofault_allowed() is mm/maccess.c's __weak default */
 #define SETFS_NA(x86_64, ppc64)						\
-	"an x86_64/powerpc64 layout row: riscv lets every kernel address be tried"
+	"an x86_64/powerpc64 layout row: every kernel address is tried here"
 #else
 #define SETFS_NA(x86_64, ppc64)	"no expectation for this architecture"
 #endif
