@@ -48,7 +48,7 @@
 	 "nommu: no unmapped kernel memory, and nofault reads are plain loads")
 
 /* SETFS_NULL_NA: why the rows that read NULL cannot exist (NULL: they can) */
-#define SETFS_NULL_NA	(SETFS_NF_USER_OVERLAP ? SETFS_NF_USER_NA : SETFS_MMU_NA)
+#define SETFS_NULL_NA	(SETFS_SEPARATE_USER_SPACE ? SETFS_NF_USER_NA : SETFS_MMU_NA)
 
 #define SETFS_COPY_MAX_LEN	17
 #define SETFS_COPY_ALIGNS		8
@@ -156,7 +156,7 @@ static void setfs_copy_from_kernel_nofault(struct kunit *test)
 	}
 
 	/* NULL + align: refused or faulting, see SETFS_NF_USER_RET. */
-	if (!SETFS_NF_USER_OVERLAP)
+	if (!SETFS_SEPARATE_USER_SPACE)
 		KUNIT_EXPECT_EQ(test, copy_from_kernel_nofault(dst, (void *)align, len),
 				(long)SETFS_NF_USER_RET);
 }

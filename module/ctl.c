@@ -36,16 +36,24 @@ static long setfs_ctl_info(void *arg)
 #endif
 	if (SETFS_CLEAR_USER_WHOLE)
 		info->flags |= SETFS_INFO_CLEAR_USER_WHOLE;
-	if (SETFS_NF_USER_OVERLAP)
-		info->flags |= SETFS_INFO_NF_USER_OVERLAP;
+	if (SETFS_SEPARATE_USER_SPACE)
+		info->flags |= SETFS_INFO_SEPARATE_USER_SPACE;
+	if (SETFS_ACCESS_OK_ALL)
+		info->flags |= SETFS_INFO_ACCESS_OK_ALL;
 	info->nf_user_ret = SETFS_NF_USER_RET;
 #ifdef CONFIG_SPARSEMEM
 	info->section_size_bits = SECTION_SIZE_BITS;
 #else
 	info->section_size_bits = 0;
 #endif
-#ifdef DEFAULT_MAP_WINDOW
+	/*
+	 * riscv defines DEFAULT_MAP_WINDOW on 64-bit without an MMU too, in
+	 * terms of MMU-only macros.
+	 */
+#if defined(CONFIG_MMU) && defined(DEFAULT_MAP_WINDOW)
 	info->mmap_window = DEFAULT_MAP_WINDOW;
+#elif defined(CONFIG_X86_64) || defined(CONFIG_PPC64) || defined(CONFIG_ARM64)
+#error "DEFAULT_MAP_WINDOW is gone: what bounds mmap() without a hint now?"
 #else
 	info->mmap_window = TASK_SIZE;
 #endif

@@ -215,7 +215,8 @@ static struct {
 	const struct fop *cur;	/* for the watchdog */
 	/* The running kernel's paths where 6.1 and 6.12 differ: fuzz_setup() */
 	bool masked_copy;	/* copy_from_user() masks, copies to the fault */
-	bool nf_overlap;	/* SETFS_INFO_NF_USER_OVERLAP */
+	bool nf_overlap;	/* SETFS_INFO_SEPARATE_USER_SPACE */
+	bool access_ok_all;	/* SETFS_INFO_ACCESS_OK_ALL */
 	bool readv_mode_first;	/* vfs_readv(): FMODE_READ before the iovecs */
 	bool iov_ubuf;		/* one iovec: import_ubuf(), clamped first */
 	bool splice_whole;	/* splice(2): rw_verify_area() of the whole len */
@@ -233,9 +234,10 @@ static unsigned long long rnd_below(unsigned long long n)
 	return n ? rnd() % n : 0;
 }
 
+/* include/asm-generic/access_ok.h, or every range (SETFS_INFO_ACCESS_OK_ALL) */
 static bool access_ok_model(unsigned long addr, unsigned long size)
 {
-	return size <= fz.top && addr <= fz.top - size;
+	return fz.access_ok_all || (size <= fz.top && addr <= fz.top - size);
 }
 
 /* A count: mostly small, sometimes at page and file edges, or absurd. */
@@ -1370,7 +1372,7 @@ static void expect_nofault(struct setfs_ctl_nofault *nf, long *hret)
 			     nf->size : 8, nf->addr - fz.kbuf);
 		nf->ret = 0;
 		nf->value = v;
-	} else if (fz.nf_overlap) {
+	} else if (fz.nf_overlap && nf->target != SETFS_NF_VMALLOC_GUARD) {
 		/* s390: the kernel reads the address as its own, maybe mapped */
 		nf->ret = NF_ANY;
 		nf->value = 0;
@@ -1795,7 +1797,8 @@ static const char *fuzz_setup(void)
 	fz.kbuf = info.kbuf_addr;
 	fz.kbuf_size = info.kbuf_size;
 	fz.masked_copy = info.flags & SETFS_INFO_MASKED_USER_COPY;
-	fz.nf_overlap = info.flags & SETFS_INFO_NF_USER_OVERLAP;
+	fz.nf_overlap = info.flags & SETFS_INFO_SEPARATE_USER_SPACE;
+	fz.access_ok_all = info.flags & SETFS_INFO_ACCESS_OK_ALL;
 	/*
 	 * What no header or SETFS_IOC_INFO fact tells, by the release:
 	 * b8e1425bae85 ("fs: move permission hook out of do_iter_read()"),

@@ -84,9 +84,9 @@ static const struct nf_row nf_rows[] = {
 	 * addresses are not refused (arm64, riscv), the
 	 * read is tried and faults: -EFAULT.  The kernel says which
 	 * (SETFS_IOC_INFO nf_user_ret, SETFS_NF_USER_RET of
-	 * module/include/setfs_probe_api.h): NF_RET_USER.  Where user and
-	 * kernel addresses overlap (s390), these rows cannot be: the kernel
-	 * reads the number in its own address space.
+	 * module/include/setfs_probe_api.h): NF_RET_USER.  Where user space
+	 * is an address space of its own (s390), these rows cannot be: the
+	 * kernel reads the number in its own.
 	 */
 	{ "get_kernel_nofault_null_erange", SETFS_NF_GET,
 	  SETFS_NF_NULL, NF_NONE, 0, NF_RET_USER, NF_ZERO, NULL },
@@ -145,7 +145,7 @@ static const struct nf_row nf_rows[] = {
 };
 
 static const char nf_overlap_na[] =
-	"user and kernel addresses overlap: the kernel reads a user address as its own";
+	"user space is an address space of its own: the kernel reads a user address as its own";
 
 static const unsigned long long nf_user_var = 0x0123456789abcdefULL;
 
@@ -211,7 +211,7 @@ static enum case_result run_nf_row(const void *data)
 		return ktap_skip(r->na);
 	if (!ctl_info(&info))
 		return CASE_FAIL;
-	if (r->ret == NF_RET_USER && (info.flags & SETFS_INFO_NF_USER_OVERLAP))
+	if (r->ret == NF_RET_USER && (info.flags & SETFS_INFO_SEPARATE_USER_SPACE))
 		return ktap_skip(nf_overlap_na);
 	c.op = r->op;
 	c.target = r->target;

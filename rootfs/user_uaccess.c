@@ -28,6 +28,11 @@
  * fault; __copy_tofrom_user() and __arch_clear_user() redo a faulting
  * copy byte by byte, so they are exact too.
  *
+ * s390 (user space is an address space of its own, TASK_SIZE_MAX is
+ * -PAGE_SIZE) has access_ok() accept every range (SETFS_INFO_ACCESS_OK_ALL):
+ * its rows say yes, and a copy across TASK_SIZE_MAX copies up to it and
+ * faults there (ua_want()).
+ *
  * Every address derives from TASK_SIZE_MAX and PAGE_SIZE as INFO reports
  * them: with 5-level paging (x86_64-la57) the rows run at 2^56, on
  * powerpc64 at 2^52 with 64K pages.  A MAP_FIXED_NOREPLACE mapping above
@@ -342,7 +347,6 @@ static unsigned long row_addr(const struct ua_row *r)
 	return base + r->off;
 }
 
-/* The little-endian value of @n bytes. */
 /*
  * The value get_user() of N bytes (1, 2, 4 or 8) at B gives, and the bytes
  * put_user() of the low N bytes of V stores: in the machine's byte order
@@ -440,6 +444,20 @@ static long long ua_want(const struct ua_row *r, long long got)
 	long long hi = r->op == SETFS_UA_CLEAR_USER && whole ?
 		       max : r->ret + ARCH_UACCESS_SLACK;
 
+	bool all = k && (k->flags & SETFS_INFO_ACCESS_OK_ALL);
+
+	/*
+	 * access_ok() accepts every range (SETFS_INFO_ACCESS_OK_ALL, s390):
+	 * it says yes, and a copy across TASK_SIZE_MAX copies up to it and
+	 * faults there, leaving the bytes at and above it.
+	 */
+	if (all && r->op == SETFS_UA_ACCESS_OK)
+		return 1;
+	if (all && r->base == AT_TOP && r->off < 0 &&
+	    r->off + (long long)r->size > 0 &&
+	    (r->op == SETFS_UA_COPY_FROM_USER ||
+	     r->op == SETFS_UA_COPY_TO_USER || r->op == SETFS_UA_CLEAR_USER))
+		return r->off + (long long)r->size;
 	if (hi > max)
 		hi = max;
 	if (!partial || got == r->ret || got < r->ret || got > hi)
@@ -483,6 +501,9 @@ static enum case_result run_ua_row(const void *data)
 		if (!ctl_info(&before))
 			return CASE_FAIL;
 		masked = before.flags & SETFS_INFO_MASKED_USER_COPY;
+		if ((before.flags & SETFS_INFO_ACCESS_OK_ALL) && !want_masked)
+			return ktap_skip("access_ok() accepts every range here");
+		masked |= before.flags & SETFS_INFO_ACCESS_OK_ALL;
 		if (masked && !want_masked)
 			return ktap_skip("copy_from_user() masks the address here");
 		if (!masked && want_masked)

@@ -35,18 +35,24 @@ size_t setfs_probe_size(void);
 #endif
 
 /*
- * SETFS_NF_USER_OVERLAP: user and kernel addresses overlap (no
- * CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE: s390, whose kernel has an
- * address space of its own).  copy_from_kernel_nofault() then reads a
- * user address as a kernel one: NULL is s390's lowcore and low addresses
- * the identity map of memory, so SETFS_NF_USER_RET holds for no user
- * address, and SETFS_NF_USER_NA says why the rows that use one cannot be.
+ * SETFS_SEPARATE_USER_SPACE: user space is an address space of its own
+ * (CONFIG_ALTERNATE_USER_ADDRESS_SPACE: s390, parisc, sparc64).  Two
+ * consequences the tests see:
+ * - access_ok() lets every range through (include/asm-generic/access_ok.h),
+ *   as it does without an MMU (SETFS_ACCESS_OK_ALL): the user copy faults
+ *   on whatever is not mapped in the user address space;
+ * - copy_from_kernel_nofault() reads a user address's number as a kernel
+ *   address (NULL is s390's lowcore), so SETFS_NF_USER_RET holds for no
+ *   user address, and SETFS_NF_USER_NA says why the rows that use one
+ *   cannot be.
  */
-#define SETFS_NF_USER_OVERLAP						\
-	(!IS_ENABLED(CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE))
+#define SETFS_SEPARATE_USER_SPACE					\
+	IS_ENABLED(CONFIG_ALTERNATE_USER_ADDRESS_SPACE)
+#define SETFS_ACCESS_OK_ALL						\
+	(SETFS_SEPARATE_USER_SPACE || !IS_ENABLED(CONFIG_MMU))
 #define SETFS_NF_USER_NA						\
-	(SETFS_NF_USER_OVERLAP ?					\
-	 "user and kernel addresses overlap: the kernel reads a user address as its own" : \
+	(SETFS_SEPARATE_USER_SPACE ?					\
+	 "user space is an address space of its own: the kernel reads a user address as its own" : \
 	 NULL)
 
 /* SETFS_INFO_CLEAR_USER_WHOLE: arch/arm/lib/clear_user.S's fixup */

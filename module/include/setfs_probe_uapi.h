@@ -122,11 +122,14 @@ static inline __u64 setfs_checksum(const void *buf, unsigned long len)
  */
 #define SETFS_INFO_CLEAR_USER_WHOLE	_BITULL(4)
 /*
- * SETFS_INFO_NF_USER_OVERLAP: user and kernel addresses overlap (s390):
- * copy_from_kernel_nofault() reads a user address as a kernel one, and
- * nf_user_ret holds for none (SETFS_NF_USER_OVERLAP).
+ * SETFS_INFO_SEPARATE_USER_SPACE: user space is an address space of its
+ * own (s390): copy_from_kernel_nofault() reads a user address as a
+ * kernel one, and nf_user_ret holds for none (SETFS_SEPARATE_USER_SPACE).
+ * SETFS_INFO_ACCESS_OK_ALL: access_ok() accepts every range, there or
+ * without an MMU (SETFS_ACCESS_OK_ALL).
  */
-#define SETFS_INFO_NF_USER_OVERLAP	_BITULL(5)
+#define SETFS_INFO_SEPARATE_USER_SPACE	_BITULL(5)
+#define SETFS_INFO_ACCESS_OK_ALL	_BITULL(6)
 
 struct setfs_ctl_info {
 	__u64 task_size_max;	/* TASK_SIZE_MAX: first address access_ok() refuses */
