@@ -90,7 +90,7 @@ Options:
                  kunit, shell: a config option after every fragment
                  (repeatable); the target builds its own kernel, in
                  directories of its own, as a debug flavour does
-  --json[=FILE]  kunit: each target's results as kunit.py --json writes
+  --json [FILE]  kunit: each target's results as kunit.py --json writes
                  them (KernelCI's format; arch: the target), on stdout
                  or in FILE (several targets: FILE.TARGET.json)
   --list_tests   kunit: boot each target to list the suites and cases a
@@ -180,9 +180,13 @@ def parse(argv, ctx: core.Ctx, lists) -> str:
         elif a == "--dry-run":
             ctx.dry_run = True
         elif a == "--json" or a.startswith("--json="):
-            # kunit.py's meaning: bare, stdout; --json=FILE, a file (a word
-            # after a bare --json is a filter, as kunit.py reads it)
-            ctx.json_out = optional_value(a, "stdout")
+            # kunit.py's meaning (argparse, nargs='?'): bare, stdout;
+            # --json=FILE or --json FILE, a file: a bare --json takes the
+            # next word unless it is an option, as argparse does
+            if a == "--json" and args and not args[0].startswith("-"):
+                ctx.json_out = args.pop(0)
+            else:
+                ctx.json_out = optional_value(a, "stdout")
             if not ctx.json_out:
                 core.usage_error("--json= needs a file name (or --json alone for stdout)")
         elif a == "--list_tests":

@@ -321,7 +321,11 @@ class JsonOption(unittest.TestCase):
         from harness import cli, core, target
         for argv, want in ((["kunit", "--json"], ("stdout", "")),
                            (["kunit", "--json=o.json", "--raw_output"], ("o.json", "kunit")),
-                           (["kunit", "--raw_output=all", "setfs_proc"], ("", "all"))):
+                           (["kunit", "--raw_output=all", "setfs_proc"], ("", "all")),
+                           # argparse's nargs='?': the next word is the file
+                           (["kunit", "--json", "out.json", "setfs_proc"], ("out.json", "")),
+                           (["kunit", "setfs_proc", "--json", "--raw_output"],
+                            ("stdout", "kunit"))):
             ctx = core.Ctx(cache_root="/c")
             cli.parse(argv, ctx, target.lists())
             self.assertEqual((ctx.json_out, ctx.raw_output), want)
