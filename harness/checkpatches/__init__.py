@@ -18,12 +18,12 @@ a fixture or rule, an architecture's warnings: one case each).
 """
 
 import os
-from typing import Optional
+from typing import List, Optional, Tuple
 
 from harness import core
 from harness.checkpatches import objects, static
 from harness.checkpatches.compile import Builder
-from harness.checkpatches.scratch import (check_dir, check_tree, git_lines, log_path,
+from harness.checkpatches.scratch import (check_dir, check_tree, lines, log_path,
                                           reset_check_tree)
 
 __all__ = ["cmd_check_patches", "check_tree", "reset_check_tree"]
@@ -47,7 +47,7 @@ def check_patch(builder: Builder, patch: str, i: int, n: int) -> Optional[bool]:
         core.ok(["git", "-C", tree, "am", "--abort"])
         return None
     rev = core.git(tree, "rev-parse", "HEAD")
-    changed = git_lines(ctx, "diff", "--name-only", f"{rev}~1", rev)
+    changed = [f for f in lines(core.git(tree, "diff", "--name-only", f"{rev}~1", rev)) if f]
     by_arch = objects.needed(ctx, rev, changed)
     notes, ok = [], True
     if not by_arch and any(path.endswith((".c", ".h")) for path in changed):
@@ -86,6 +86,23 @@ def cmd_check_patches(ctx: core.Ctx) -> bool:
         return True
     reset_check_tree(ctx)
     os.makedirs(os.path.join(check_dir(ctx), "logs"), exist_ok=True)
+    try:
+        passed, failed = check_series(ctx, patches)
+    except core.Failure as e:
+        # git or a tool failed under the check itself: say so, count it,
+        # and still end with the line CI reads
+        core.err(f"check-patches: {e}")
+        passed, failed = 0, 1
+    core.out(f"check-patches: {n} patches in {core.elapsed(t_all)}s")
+    core.out(f"{passed} passed, {failed} failed")
+    ctx.count(passed, failed)
+    return failed == 0
+
+
+def check_series(ctx: core.Ctx, patches: List[str]) -> Tuple[int, int]:
+    """Every patch, then the static checks and, for a series that
+    applied whole, the warnings: (passed, failed)."""
+    n = len(patches)
     builder = Builder(ctx)
     passed = failed = 0
     for i, patch in enumerate(patches, 1):
@@ -116,7 +133,4 @@ def cmd_check_patches(ctx: core.Ctx) -> bool:
     if applied == str(n):
         p, f = static.new_warnings(builder, core.git(check_tree(ctx), "rev-parse", "HEAD"))
         passed, failed = passed + p, failed + f
-    core.out(f"check-patches: {n} patches in {core.elapsed(t_all)}s")
-    core.out(f"{passed} passed, {failed} failed")
-    ctx.count(passed, failed)
-    return failed == 0
+    return passed, failed

@@ -177,8 +177,7 @@ def _symbol_users(ctx: core.Ctx, header: str, symbol: str) -> Iterator[Source]:
 
 def header_users(ctx: core.Ctx, rev: str, header: str) -> List[Source]:
     """The .c files that use what REV changes in HEADER."""
-    diff = core.git(check_tree(ctx), "diff", "-U0", f"{rev}~1", rev, "--", header,
-                    check=False)
+    diff = core.git(check_tree(ctx), "diff", "-U0", f"{rev}~1", rev, "--", header)
     text = core.read(os.path.join(check_tree(ctx), header), "")
     symbols = set()
     for hunk in hunks(diff):

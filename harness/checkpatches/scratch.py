@@ -59,5 +59,7 @@ def git_lines(ctx: core.Ctx, *args: str) -> List[str]:
 
 def in_tree(line: str, tree: str) -> str:
     """A compiler's LINE with the check tree's paths relative to it: a
-    leading "../" (make's O= build names sources so) and "TREE/" go."""
-    return re.sub(r"^(\.\./)+", "", line).replace(tree + "/", "")
+    leading "../" (make's O= build names sources so) and "TREE/" go,
+    also as its real path (Kbuild prints sources through realpath)."""
+    line = re.sub(r"^(\.\./)+", "", line).replace(tree + "/", "")
+    return line.replace(os.path.realpath(tree) + "/", "")

@@ -268,8 +268,7 @@ def cocci_check(ctx: core.Ctx, base: str) -> Tuple[int, int]:
     tree = check_tree(ctx)
     files = git_lines(ctx, "diff", "--name-only", "--diff-filter=AMR", base, "HEAD",
                       "--", "*.c")
-    added = added_lines(core.git(tree, "diff", "-U0", base, "HEAD", "--", "*.c",
-                                 check=False))
+    added = added_lines(core.git(tree, "diff", "-U0", base, "HEAD", "--", "*.c"))
     passed = failed = 0
     for rule in COCCI_RULES:
         t0 = core.now()

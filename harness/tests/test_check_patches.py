@@ -858,6 +858,24 @@ class CommandTest(FakeToolsTest):
         ok, got, _, _, _, _ = self.check_patches([self.patches[0]])
         self.assertIn("[ 1/1] 0001-fs-touch-a", got)
 
+    def test_a_tool_failing_still_ends_with_the_counts(self):
+        # git failing under the check (here: the diff of a patch) is one
+        # failure, said on stderr, and the run still prints the line CI reads
+        real = core.git
+
+        def git(repo, *args, **kw):
+            if args[:2] == ("diff", "--name-only"):
+                core.die("git diff failed (exit 128): bad object")
+            return real(repo, *args, **kw)
+
+        with mock.patch.object(core, "git", git):
+            ok, got, stderr, _, _, _ = self.check_patches([self.patches[0]])
+        self.assertFalse(ok)
+        self.assertEqual(got.splitlines()[-2:], ["check-patches: 1 patches in Ts",
+                                                 "0 passed, 1 failed"])
+        self.assertIn("check-patches: git diff failed (exit 128): bad object", stderr)
+        self.assertEqual(self.ctx.sums, [0, 1, 0])
+
     def test_empty_series(self):
         from harness import tree
         stdout = io.StringIO()
