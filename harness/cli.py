@@ -18,7 +18,8 @@ from harness import core, kinds, settings, target
 AUTHOR_RE = re.compile(r"[^<>\n]*[^<>\s][^<>\n]* <[^<>\s@]+@[^<>\s@]+>")
 # --kconfig_add: a .config line, "=" form or "is not set"
 KCONFIG_RE = re.compile(r"CONFIG_[A-Za-z0-9_]+=\S.*|CONFIG_[A-Za-z0-9_]+ is not set")
-COMMANDS = ("kunit", "test", "shell", "export", "check-patches", "bench", "uharness")
+COMMANDS = ("kunit", "config", "build", "exec", "test", "shell", "export", "check-patches",
+            "bench", "uharness")
 BENCH_WHATS = ("all", "guest", "harness", "cold", "series")
 
 
@@ -44,6 +45,12 @@ Commands:
                  a KUnit suite, a setfs_user group (setfs_user_*) or an
                  init suite (setfs_guest, setfs_selftest_splice).  The
                  guest filters: changing GLOBs rebuilds nothing
+  config, build, exec [GLOB...]
+                 kunit's steps on their own, as kunit.py's: config (the
+                 tree, each target's kernel .config), build (that, then
+                 the kernel, modules, user binaries and initramfs), exec
+                 (boot what the last build left, with GLOBs, and report;
+                 nothing is built)
   test           what CI runs: the harness's usage checks, "kunit" on the
                  selected targets (default: {",".join(lists["test"])}; full
                  soak; with SETFS_CI=1, as .ci/run sets it, without the
@@ -216,7 +223,7 @@ def parse(argv, ctx: core.Ctx, lists) -> str:
             cmd = a
         elif cmd == "bench" and not ctx.bench_what:
             ctx.bench_what = a
-        elif cmd == "kunit":
+        elif cmd in ("kunit", "exec"):
             check_glob(a)
             filters.append(a)
         else:
@@ -234,10 +241,11 @@ def parse(argv, ctx: core.Ctx, lists) -> str:
         core.usage_error(f"--dry-run is an option of kunit, not of {cmd}")
     for opt, given in (("--json", ctx.json_out), ("--raw_output", ctx.raw_output),
                        ("--list_tests", ctx.list_tests)):
-        if given and cmd != "kunit":
-            core.usage_error(f"{opt} is an option of kunit, not of {cmd}")
-    if ctx.kconfig_add and cmd not in ("kunit", "shell"):
-        core.usage_error(f"--kconfig_add is an option of kunit and shell, not of {cmd}")
+        if given and cmd not in ("kunit", "exec"):
+            core.usage_error(f"{opt} is an option of kunit and exec, not of {cmd}")
+    if ctx.kconfig_add and cmd not in ("kunit", "config", "build", "exec", "shell"):
+        core.usage_error(f"--kconfig_add is an option of kunit, its steps and shell, "
+                         f"not of {cmd}")
     if soak == "":
         soak = "full" if cmd == "test" else "quick"
     elif soak not in ("quick", "full"):
@@ -295,6 +303,8 @@ def dispatch(ctx: core.Ctx, cmd: str) -> bool:
 
     table = {
         "kunit": commands.cmd_kunit, "test": commands.cmd_test,
+        "config": commands.cmd_config, "build": commands.cmd_build,
+        "exec": commands.cmd_exec,
         "shell": commands.cmd_shell, "export": commands.cmd_export,
         "check-patches": checkpatches.cmd_check_patches,
         "uharness": commands.cmd_uharness, "bench": benchrun.cmd_bench,

@@ -85,18 +85,69 @@ def build_targets(ctx: core.Ctx) -> List[target.Target]:
     return [build_target(ctx, name) for name in ctx.arches]
 
 
-def kunit(ctx: core.Ctx) -> KunitRun:
-    """Prepare the tree, build every target, boot them side by side and
-    report each."""
-    t0 = core.now()
-    first = len(ctx.timings)
-    targets = build_targets(ctx)
+def configure_targets(ctx: core.Ctx) -> List[target.Target]:
+    """The host's packages, the prepared tree, then the config stage of
+    every selected target (./run.sh config)."""
+    core.ensure_pkgs(ctx, core.HOST_PKGS)
+    core.out("==== tree ====")
+    tree.prepare_tree(ctx)
+    targets = []
+    for name in ctx.arches:
+        t = target.load(ctx, name)
+        core.out(f"==== {t.name} ====")
+        core.ensure_pkgs(ctx, t.packages)
+        kind_of(ctx, t).configure()
+        targets.append(t)
+    return targets
+
+
+def built_targets(ctx: core.Ctx) -> List[target.Target]:
+    """The selected targets as the last build left them (./run.sh exec):
+    a missing kernel or initramfs is an error naming the build to run."""
+    targets = [target.load(ctx, name) for name in ctx.arches]
+    for t in targets:
+        for path in kind_of(ctx, t).boot_files():
+            if not os.path.exists(path):
+                core.die(f"{t.name}: {path} is not built: run ./run.sh build "
+                         f"--arch {t.name} (or kunit) first")
+    return targets
+
+
+def execute(ctx: core.Ctx, targets: List[target.Target]) -> List[TargetResult]:
+    """Boot TARGETS side by side and report each (the exec step)."""
     core.out()
     core.out("==== boot ====")
     guests = [qemu.start(ctx, t) for t in targets]
-    results = [report_guest(ctx, g) for g in guests]
+    return [report_guest(ctx, g) for g in guests]
+
+
+def kunit(ctx: core.Ctx, build: bool = True) -> KunitRun:
+    """Prepare the tree, build every target (unless BUILD is false: exec
+    boots what is built), boot them side by side and report each."""
+    t0 = core.now()
+    first = len(ctx.timings)
+    targets = build_targets(ctx) if build else built_targets(ctx)
+    results = execute(ctx, targets)
     ctx.kunit_stages = ctx.timings[first:]
     return KunitRun(results, ctx.kunit_stages, core.elapsed(t0))
+
+
+def cmd_config(ctx: core.Ctx) -> bool:
+    """./run.sh config: kunit's first step, the kernel configuration of
+    every selected target (fragments merged, olddefconfig, verified)."""
+    configure_targets(ctx)
+    return True
+
+
+def cmd_build(ctx: core.Ctx) -> bool:
+    """./run.sh build: kunit's steps up to the initramfs."""
+    build_targets(ctx)
+    return True
+
+
+def cmd_exec(ctx: core.Ctx) -> bool:
+    """./run.sh exec: kunit's last step, booting what build left."""
+    return cmd_kunit(ctx, build=False)
 
 
 LIST_RE = re.compile(r"^[A-Za-z0-9_-]+(\.\S+)?$")
@@ -152,11 +203,11 @@ def list_tests(ctx: core.Ctx) -> bool:
     return good
 
 
-def cmd_kunit(ctx: core.Ctx) -> bool:
+def cmd_kunit(ctx: core.Ctx, build: bool = True) -> bool:
     if ctx.list_tests:
         return list_tests(ctx)
     t0 = core.now()
-    run = kunit(ctx)
+    run = kunit(ctx, build)
     core.out()
     core.out("==== summary ====")
     if ctx.filter:

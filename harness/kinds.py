@@ -62,6 +62,14 @@ class Kind:
     def build(self):
         raise NotImplementedError
 
+    def configure(self):
+        """The config stage alone (./run.sh config)."""
+        raise NotImplementedError
+
+    def boot_files(self) -> List[str]:
+        """What exec boots: the kernel image and our initramfs."""
+        return [self.image(), os.path.join(self.t.work, "initramfs.cpio")]
+
     def image(self) -> str:
         return os.path.join(self.t.build, self.t.image)
 
@@ -71,9 +79,14 @@ class Kind:
     def kernel(self, t: Target):
         """config and kernel stages of T (this target or the one whose
         kernel it boots)."""
-        frags = kind_of(self.ctx, t).fragments()
-        build.configure_kernel(self.ctx, t, frags, self.src(), self.src_key())
+        self.config(t)
         return build.build_kernel(self.ctx, t, self.src(), self.src_key())
+
+    def config(self, t: Target):
+        """The config stage of T (this target or the one whose kernel it
+        boots)."""
+        frags = kind_of(self.ctx, t).fragments()
+        return build.configure_kernel(self.ctx, t, frags, self.src(), self.src_key())
 
 
 class TreeKind(Kind):
@@ -98,6 +111,10 @@ class TreeKind(Kind):
         build.build_modules(self.ctx, t)
         build.build_user(self.ctx, t)
         build.build_rootfs(self.ctx, t)
+
+    def configure(self):
+        t = self.t
+        self.config(target.load(self.ctx, t.kowner) if t.kowner else t)
 
     def qemu(self, mode):
         ctx, t = self.ctx, self.t
@@ -154,6 +171,9 @@ class DistroKind(TreeKind):
         self.build_modules()
         build.build_user(self.ctx, self.t)
         self.build_rootfs()
+
+    def configure(self):
+        core.out(f"    config: none, {self.t.name} boots Debian's configured kernel")
 
     def abi(self, want: str):
         """The ABI name (6.1.0-N, 6.12.N+deb12: the base's distro.abi) of
@@ -402,6 +422,13 @@ class BuiltinKind(Kind):
     def build(self):
         self.sync_tree()
         self.kernel(self.t)
+
+    def configure(self):
+        self.sync_tree()
+        self.config(self.t)
+
+    def boot_files(self):
+        return [self.image()]      # the suites and init are built in
 
     def qemu(self, mode):
         if mode not in ("test", "list"):

@@ -331,7 +331,7 @@ class JsonOption(unittest.TestCase):
             self.assertEqual((ctx.json_out, ctx.raw_output), want)
         for argv, msg in ((["kunit", "--raw_output=some"], "kunit or all"),
                           (["kunit", "--json="], "needs a file name"),
-                          (["test", "--json"], "option of kunit, not of test")):
+                          (["test", "--json"], "option of kunit and exec, not of test")):
             with self.subTest(argv=argv), self.assertRaisesRegex(core.UsageFailure, msg):
                 cli.parse(argv, core.Ctx(cache_root="/c"), target.lists())
 
@@ -366,7 +366,7 @@ class ListTests(unittest.TestCase):
         ctx = core.Ctx(cache_root="/c")
         cli.parse(["kunit", "--list_tests", "setfs_proc"], ctx, target.lists())
         self.assertTrue(ctx.list_tests)
-        with self.assertRaisesRegex(core.UsageFailure, "option of kunit, not of shell"):
+        with self.assertRaisesRegex(core.UsageFailure, "option of kunit and exec, not of shell"):
             cli.parse(["shell", "--list_tests"], core.Ctx(cache_root="/c"), target.lists())
 
 

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import tempfile
 import unittest
+from unittest import mock
 
 from harness import build, cli, core, kinds, stage, target
 
@@ -180,6 +181,53 @@ class CommandLine(unittest.TestCase):
                           (["bench", "cold", "extra"], "unexpected argument 'extra'")):
             with self.subTest(argv=argv), self.assertRaisesRegex(core.UsageFailure, msg):
                 self.parse(*argv)
+
+
+class Steps(unittest.TestCase):
+    """./run.sh config, build, exec: kunit's steps on their own."""
+
+    def test_parse(self):
+        for argv, cmd, filt in ((["exec", "setfs_proc", "--json", "o.json"], "exec",
+                                 "setfs_proc"),
+                                (["config", "--arch", "x86_64"], "config", ""),
+                                (["build", "--kconfig_add", "CONFIG_KCSAN=y"], "build", "")):
+            ctx = core.Ctx(repo=TOP, cache_root="/c")
+            self.assertEqual(cli.parse(argv, ctx, target.lists()), cmd)
+            self.assertEqual(ctx.filter, filt)
+        for argv, msg in ((["build", "setfs_proc"], "unexpected argument 'setfs_proc'"),
+                          (["config", "--json"], "option of kunit and exec, not of config"),
+                          (["build", "--dry-run"], "--dry-run is an option of kunit")):
+            with self.subTest(argv=argv), self.assertRaisesRegex(core.UsageFailure, msg):
+                cli.parse(argv, core.Ctx(repo=TOP, cache_root="/c"), target.lists())
+
+    def test_config_configures_the_kernel_a_target_boots(self):
+        # x86_64-la57 boots x86_64's kernel: config configures that one;
+        # riscv64-nommu's suites are built in: config syncs them first
+        ctx = core.Ctx(repo=TOP, cache="/c")
+        with mock.patch.object(kinds.build, "configure_kernel") as conf:
+            kinds.kind_of(ctx, target.load(ctx, "x86_64-la57")).configure()
+        self.assertEqual(conf.call_args.args[1].name, "x86_64")
+        nommu = target.load(ctx, "riscv64-nommu")
+        with mock.patch.object(kinds.build, "configure_kernel") as conf, \
+                mock.patch.object(kinds.BuiltinKind, "sync_tree") as sync:
+            kinds.kind_of(ctx, nommu).configure()
+        sync.assert_called_once()
+        self.assertEqual(conf.call_args.args[1].name, "riscv64-nommu")
+
+    def test_exec_needs_a_build(self):
+        from harness import commands
+        with tempfile.TemporaryDirectory() as d:
+            ctx = core.Ctx(repo=TOP, cache=d)
+            ctx.arches = ["x86_64"]
+            with self.assertRaisesRegex(core.Failure,
+                                        r"x86_64: .*bzImage is not built: run ./run.sh "
+                                        r"build --arch x86_64"):
+                commands.built_targets(ctx)
+            t = target.load(ctx, "x86_64")
+            for path in kinds.kind_of(ctx, t).boot_files():
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                core.write(path, "")
+            self.assertEqual([x.name for x in commands.built_targets(ctx)], ["x86_64"])
 
 
 class KconfigAdd(unittest.TestCase):
