@@ -349,10 +349,9 @@ class Bench:
             for line in diff:
                 core.err(line)
             core.die(f"{t.name}: the pristine tree's config differs from the patched one")
-        build.build_kernel(pctx, t, pctx.tree, "")
-        build.build_modules(pctx, t)
-        build.build_user(pctx, t)
-        build.build_rootfs(pctx, t)
+        kernel = build.build_kernel(pctx, t, pctx.tree, "")
+        build.build_rootfs(pctx, t, build.build_modules(pctx, t, kernel),
+                           build.build_user(pctx, t))
         return t
 
     def boot_series(self, ctx, t) -> str:

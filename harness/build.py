@@ -2,9 +2,9 @@
 """The build stages of a target: config, kernel, modules, user binary,
 busybox and the initramfs; a distribution kernel's download, its module
 build and its dracut initramfs; the builtin kind's source tree.  Each is a
-stage.Stage: it returns its StageResult and leaves its key in target.keys
-for the stages after it.  Which of them a target runs is its kind's
-business (harness/kinds.py).
+stage.Stage: it takes the results of the stages it builds on and returns
+its own StageResult, whose key the stages after it take in turn.  Which
+of them a target runs is its kind's business (harness/kinds.py).
 """
 
 import os
@@ -13,7 +13,7 @@ import shutil
 from typing import Dict, List
 
 from harness import core, toolchain, tree
-from harness.stage import Stage, StageFailed, run_logged
+from harness.stage import Stage, StageFailed, StageResult, run_logged
 from harness.target import Target
 
 # The fixture the user tests check (rootfs/user_initramfs.c), one list
@@ -230,7 +230,6 @@ def build_kernel(ctx, t: Target, src: str, src_key: str):
                          os.path.join(t.build, "Module.symvers"),
                          os.path.join(modroot, "lib", "modules")],
                 target=t.name, keyed=bool(tree.tree_id(ctx))).run(body)
-    t.keys["kernel"] = key
     return res
 
 
@@ -253,12 +252,12 @@ def module_sources(ctx) -> List[str]:
     return [os.path.join(ctx.repo, d) for d in ("Kbuild", "module", "kunit")]
 
 
-def build_modules(ctx, t: Target):
-    """The top-level Kbuild builds module/ and kunit/; they are synced into
+def build_modules(ctx, t: Target, kernel: StageResult) -> StageResult:
+    """The top-level Kbuild builds module/ and kunit/ against KERNEL, the
+    result of the kernel stage of the kernel T boots; they are synced into
     the cache so that targets build side by side and the repo stays clean."""
     src = os.path.join(t.work, "ext")
-    key = f"{t.keys['kernel']} {core.hash_dir_files(ctx.repo, module_sources(ctx))}"
-    t.keys["modules"] = key
+    key = f"{kernel.key} {core.hash_dir_files(ctx.repo, module_sources(ctx))}"
 
     def body():
         os.makedirs(src, exist_ok=True)
@@ -284,13 +283,12 @@ def user_dir(ctx, t: Target) -> str:
     return os.path.join(ctx.cache, "user", name)
 
 
-def build_user(ctx, t: Target):
+def build_user(ctx, t: Target) -> StageResult:
     out = user_dir(ctx, t)
     rootfs = os.path.join(ctx.repo, "rootfs")
     key = (core.hash_dir_files(ctx.repo, [rootfs, os.path.join(ctx.repo, "module"),
                                           os.path.join(ctx.tree, SPLICE_SELFTEST)]) +
            f" {core.gcc_version(t.cross)} {' '.join(USER_CFLAGS)}")
-    t.keys["user"] = key
     log = os.path.join(out, "user.log")
 
     def body():
@@ -428,9 +426,10 @@ def initramfs_list(ctx, t: Target, busybox: str, fixture: Fixture, content: str)
     return text + "".join(line + "\n" for line in dirs + files)
 
 
-def build_rootfs(ctx, t: Target):
+def build_rootfs(ctx, t: Target, modules: StageResult, user: StageResult) -> StageResult:
     """The initramfs, written by the tree's usr/gen_init_cpio from a list
-    that names every entry explicitly."""
+    that names every entry explicitly, with what the MODULES and USER
+    stages built."""
     cpio = os.path.join(t.work, "initramfs.cpio")
     gen = os.path.join(t.build, "usr", "gen_init_cpio")
     busybox = fetch_busybox(ctx, t)
@@ -438,7 +437,7 @@ def build_rootfs(ctx, t: Target):
     content = os.path.join(t.work, "initramfs.fixture")
     # The key covers the list's template, not the harness's other code:
     # editing a message does not rebuild an initramfs.
-    key = (f"{t.keys['modules']} {t.keys['user']} " +
+    key = (f"{modules.key} {user.key} " +
            core.hash_files(ctx.repo, [os.path.join(ctx.repo, "rootfs", "init"), busybox,
                                       os.path.join(ctx.tree, SPLICE_SELFTEST,
                                                    "short_splice_read.sh"),

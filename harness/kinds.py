@@ -76,9 +76,9 @@ class Kind:
     def qemu(self, mode: str) -> List[str]:
         raise NotImplementedError
 
-    def kernel(self, t: Target):
+    def kernel(self, t: Target) -> stage.StageResult:
         """config and kernel stages of T (this target or the one whose
-        kernel it boots)."""
+        kernel it boots): the kernel stage's result."""
         self.config(t)
         return build.build_kernel(self.ctx, t, self.src(), self.src_key())
 
@@ -103,14 +103,12 @@ class TreeKind(Kind):
         if t.kowner:
             # Another target's kernel: configure and build it as that
             # target (up to date when it ran first), then go on as this one.
-            owner = target.load(self.ctx, t.kowner)
-            self.kernel(owner)
-            t.keys["kernel"] = owner.keys["kernel"]
+            kernel = self.kernel(target.load(self.ctx, t.kowner))
         else:
-            self.kernel(t)
-        build.build_modules(self.ctx, t)
-        build.build_user(self.ctx, t)
-        build.build_rootfs(self.ctx, t)
+            kernel = self.kernel(t)
+        modules = build.build_modules(self.ctx, t, kernel)
+        user = build.build_user(self.ctx, t)
+        build.build_rootfs(self.ctx, t, modules, user)
 
     def configure(self):
         t = self.t
@@ -168,9 +166,9 @@ class DistroKind(TreeKind):
 
     def build(self):
         self.fetch()
-        self.build_modules()
-        build.build_user(self.ctx, self.t)
-        self.build_rootfs()
+        modules = self.build_modules()
+        user = build.build_user(self.ctx, self.t)
+        self.build_rootfs(modules, user)
 
     def configure(self):
         core.out(f"    config: none, {self.t.name} boots Debian's configured kernel")
@@ -248,7 +246,7 @@ class DistroKind(TreeKind):
         return stage.record(ctx, "distro", f"Debian {kver} ({ver}) downloaded",
                             core.elapsed(t0), t.name)
 
-    def build_modules(self):
+    def build_modules(self) -> stage.StageResult:
         """setfs_probe.ko against the distribution's headers, the ordinary
         way (make -C <headers> M=...), installed into the unpacked module
         tree's updates/ so that modprobe finds it.  No setfs_kunit.ko: a
@@ -262,7 +260,6 @@ class DistroKind(TreeKind):
         key = (f"{kver} {core.hash_dir_files(ctx.repo, build.module_sources(ctx))} "
                f"{core.hash_files(ctx.repo, [os.path.join(ctx.tree, 'lib', 'test_module.c')])} "
                f"{core.gcc_version('')}")
-        t.keys["modules"] = key
         log = os.path.join(t.work, "modules.log")
 
         def body():
@@ -300,7 +297,8 @@ class DistroKind(TreeKind):
                      outputs=[os.path.join(mdir, "updates", "setfs_probe.ko")],
                      target=t.name).run(body)
 
-    def build_rootfs(self):
+    def build_rootfs(self, modules: stage.StageResult,
+                     user: stage.StageResult) -> stage.StageResult:
         """dracut on the unpacked module tree with our dracut module
         (rootfs/dracut/90setfs), which installs the tests and runs
         rootfs/init from a cmdline hook.  dracut reads its modules from
@@ -314,7 +312,7 @@ class DistroKind(TreeKind):
         busybox = build.fetch_busybox(ctx, t)
         dracut_ver = core.output(["dpkg-query", "-W", "-f=${Version}", "dracut-core"],
                                  check=False)
-        key = (f"{t.keys['modules']} {t.keys['user']} "
+        key = (f"{modules.key} {user.key} "
                f"{core.hash_dir_files(ctx.repo, [os.path.join(ctx.repo, 'rootfs', 'dracut')])} "
                f"{core.hash_files(ctx.repo, [os.path.join(ctx.repo, 'rootfs', 'init'), busybox])} "
                f"{core.hash_files(ctx.repo, [os.path.join(ctx.repo, build.FIXTURE_LIST)])} "

@@ -30,8 +30,6 @@ class Target:
     kowner: str             # the target whose kernel this one boots ("": own)
     # --kconfig_add: options after every fragment, in their own fragment
     kconfig_add: List[str] = dataclasses.field(default_factory=list)
-    # what the stages found out (their keys), for the stages after them
-    keys: Dict[str, str] = dataclasses.field(default_factory=dict)
 
     @property
     def base(self) -> str:

@@ -230,6 +230,26 @@ class Steps(unittest.TestCase):
             self.assertEqual([x.name for x in commands.built_targets(ctx)], ["x86_64"])
 
 
+class StageInputs(unittest.TestCase):
+    """A stage takes the results it builds on; there is no side channel
+    (Target.keys was one: stages called out of order raised KeyError)."""
+
+    def test_keys_flow_from_result_to_result(self):
+        ctx = core.Ctx(repo=TOP, cache="/c")
+        t = target.load(ctx, "x86_64")
+        kernel = stage.StageResult("kernel", "x86_64", "ran", "", 0.0, "KERNEL")
+        user = stage.StageResult("user", "x86_64", "ran", "", 0.0, "USER")
+        with mock.patch.object(build.Stage, "run", lambda self, body: self), \
+                mock.patch.object(build, "fetch_busybox", return_value="/bin/sh"), \
+                mock.patch.object(build.tree, "tree_id", return_value="TREE"), \
+                mock.patch.object(build.core, "hash_files", return_value="FILES"):
+            modules = build.build_modules(ctx, t, kernel)
+            rootfs = build.build_rootfs(ctx, t, modules, user)
+        self.assertTrue(modules.key.startswith("KERNEL "))
+        self.assertTrue(rootfs.key.startswith(f"{modules.key} USER "))
+        self.assertFalse(hasattr(t, "keys"))
+
+
 class KconfigAdd(unittest.TestCase):
     """--kconfig_add: kunit.py's option; its own build like a flavour."""
 
