@@ -45,12 +45,13 @@ Commands:
                  a KUnit suite, a setfs_user group (setfs_user_*) or an
                  init suite (setfs_guest, setfs_selftest_splice).  The
                  guest filters: changing GLOBs rebuilds nothing
-  config, build, exec [GLOB...]
-                 kunit's steps on their own, as kunit.py's: config (the
-                 tree, each target's kernel .config), build (that, then
-                 the kernel, modules, user binaries and initramfs), exec
-                 (boot what the last build left, with GLOBs, and report;
-                 nothing is built)
+  config         kunit's first step on its own, as kunit.py's: the tree
+                 and each target's kernel .config
+  build          kunit's steps up to the initramfs: config, then the
+                 kernel, modules, user binaries and initramfs
+  exec [GLOB...] kunit's last step: boot what the last build left and
+                 report, building nothing (a build that did not finish,
+                 or parts of different builds, are an error)
   test           what CI runs: the harness's usage checks, "kunit" on the
                  selected targets (default: {",".join(lists["test"])}; full
                  soak; with SETFS_CI=1, as .ci/run sets it, without the
@@ -94,17 +95,17 @@ Options:
                  every command, QEMU's command line, the initramfs
                  list) and run nothing: no root, no package, no file
   --kconfig_add CONFIG_X=VALUE
-                 kunit, shell: a config option after every fragment
+                 kunit, its steps, shell: a config option after every fragment
                  (repeatable); the target builds its own kernel, in
                  directories of its own, as a debug flavour does
-  --json [FILE]  kunit: each target's results as kunit.py --json writes
+  --json [FILE]  kunit, exec: each target's results as kunit.py --json writes
                  them (KernelCI's format; arch: the target), on stdout
                  or in FILE (several targets: FILE.TARGET.json)
-  --list_tests   kunit: boot each target to list the suites and cases a
+  --list_tests   kunit, exec: boot each target to list the suites and cases a
                  run would report (SUITE and SUITE.CASE lines), running
                  none; init's own suites are named without their cases
   --raw_output[=all]
-                 kunit: the KTAP as it came (all: the whole console)
+                 kunit, exec: the KTAP as it came (all: the whole console)
                  instead of kunit.py's parsed view
   --debug        build and boot each target's debug flavour (NAME+debug:
                  KASAN, UBSAN, lockdep, KFENCE, ...; config/debug.config)
@@ -141,8 +142,8 @@ def check_glob(g: str):
 
 
 def optional_value(arg: str, bare: str) -> str:
-    """--OPT=VALUE's VALUE, or BARE for --OPT alone (kunit.py's options
-    whose value is optional never take the next word)."""
+    """--OPT=VALUE's VALUE, or BARE for --OPT alone (--json FILE, which
+    takes the next word as argparse does, is parse()'s business)."""
     return arg.split("=", 1)[1] if "=" in arg else bare
 
 
@@ -190,7 +191,7 @@ def parse(argv, ctx: core.Ctx, lists) -> str:
             # kunit.py's meaning (argparse, nargs='?'): bare, stdout;
             # --json=FILE or --json FILE, a file: a bare --json takes the
             # next word unless it is an option, as argparse does
-            if a == "--json" and args and not args[0].startswith("-"):
+            if a == "--json" and cmd and args and not args[0].startswith("-"):
                 ctx.json_out = args.pop(0)
             else:
                 ctx.json_out = optional_value(a, "stdout")

@@ -6,6 +6,7 @@ Failure (core.die) ends the run with status 1, as it did in run.sh.
 """
 
 import dataclasses
+import hashlib
 import os
 import re
 import shutil
@@ -101,15 +102,48 @@ def configure_targets(ctx: core.Ctx) -> List[target.Target]:
     return targets
 
 
+def unfinished_build(t: target.Target) -> Optional[str]:
+    """Why what the last build left for T does not belong together, or
+    None.  The stamps say: each holds its stage's key, and a stage's key
+    starts with the keys of the stages it was built on (a stage that
+    failed has no stamp, and its old output stays)."""
+    def stamp(path):
+        return core.read(path).rstrip("\n") if os.path.exists(path) else None
+
+    kernel = stamp(os.path.join(t.kwork, "stamp.kernel"))
+    if t.kind in ("tree", "builtin"):
+        if kernel is None:
+            return "its kernel build did not finish"
+        # build_kernel()'s key holds the digest of the .config it built
+        config = os.path.join(t.build, ".config")
+        if not os.path.exists(config) or \
+                hashlib.sha256(core.read(config).encode()).hexdigest() not in kernel.split():
+            return "its kernel was configured again after the last kernel build"
+    if t.kind in ("tree", "distro"):
+        modules = stamp(os.path.join(t.work, "stamp.modules"))
+        rootfs = stamp(os.path.join(t.work, "stamp.rootfs"))
+        if modules is None or rootfs is None:
+            return "its last build stopped before the initramfs"
+        if not rootfs.startswith(modules + " "):
+            return "its initramfs holds other modules than the last ones built"
+        if t.kind == "tree" and not modules.startswith(kernel + " "):
+            return "its modules were built against another kernel build"
+    return None
+
+
 def built_targets(ctx: core.Ctx) -> List[target.Target]:
     """The selected targets as the last build left them (./run.sh exec):
-    a missing kernel or initramfs is an error naming the build to run."""
+    a missing kernel or initramfs, or outputs of different builds, are an
+    error naming the build to run."""
     targets = [target.load(ctx, name) for name in ctx.arches]
     for t in targets:
         for path in kind_of(ctx, t).boot_files():
             if not os.path.exists(path):
                 core.die(f"{t.name}: {path} is not built: run ./run.sh build "
                          f"--arch {t.name} (or kunit) first")
+        why = unfinished_build(t)
+        if why:
+            core.die(f"{t.name}: {why}: run ./run.sh build --arch {t.name} (or kunit) first")
     return targets
 
 
@@ -178,10 +212,11 @@ def listed(lines: List[str], kind: str) -> Tuple[List[str], bool]:
     return out, False
 
 
-def list_tests(ctx: core.Ctx) -> bool:
+def list_tests(ctx: core.Ctx, build: bool = True) -> bool:
     """kunit --list_tests: each target boots in list mode and prints the
-    suites and cases a run would report, running none."""
-    targets = build_targets(ctx)
+    suites and cases a run would report, running none (exec --list_tests:
+    what the last build left, building nothing)."""
+    targets = build_targets(ctx) if build else built_targets(ctx)
     guests = []
     for t in targets:
         log = os.path.join(t.work, "list-console.log")
@@ -205,7 +240,7 @@ def list_tests(ctx: core.Ctx) -> bool:
 
 def cmd_kunit(ctx: core.Ctx, build: bool = True) -> bool:
     if ctx.list_tests:
-        return list_tests(ctx)
+        return list_tests(ctx, build)
     t0 = core.now()
     run = kunit(ctx, build)
     core.out()

@@ -86,41 +86,44 @@ def cmd_check_patches(ctx: core.Ctx) -> bool:
         return True
     reset_check_tree(ctx)
     os.makedirs(os.path.join(check_dir(ctx), "logs"), exist_ok=True)
+    tally = [0, 0]
     try:
-        passed, failed = check_series(ctx, patches)
+        check_series(ctx, patches, tally)
     except core.Failure as e:
-        # git or a tool failed under the check itself: say so, count it,
-        # and still end with the line CI reads
+        # git or a tool failed under the check itself: say so, count it
+        # with what was counted before, and still end with the line CI reads
         core.err(f"check-patches: {e}")
-        passed, failed = 0, 1
+        tally[1] += 1
+    passed, failed = tally
     core.out(f"check-patches: {n} patches in {core.elapsed(t_all)}s")
     core.out(f"{passed} passed, {failed} failed")
     ctx.count(passed, failed)
     return failed == 0
 
 
-def check_series(ctx: core.Ctx, patches: List[str]) -> Tuple[int, int]:
+def check_series(ctx: core.Ctx, patches: List[str], tally: List[int]):
     """Every patch, then the static checks and, for a series that
-    applied whole, the warnings: (passed, failed)."""
+    applied whole, the warnings, counted in TALLY ([passed, failed]) as
+    they go."""
     n = len(patches)
     builder = Builder(ctx)
-    passed = failed = 0
+
+    def count(p: int, f: int):
+        tally[0] += p
+        tally[1] += f
+
     for i, patch in enumerate(patches, 1):
         result = check_patch(builder, patch, i, n)
         if result is None:
-            failed += 1 + n - i     # this one and those after it
+            count(0, 1 + n - i)     # this one and those after it
             break
-        if result:
-            passed += 1
-        else:
-            failed += 1
+        count(int(bool(result)), int(not result))
     core.write(static.cocci_log(ctx), "")
     for title, check in (("Coccinelle fixtures", static.cocci_selftest),
                          ("Coccinelle rules on the series",
                           lambda c: static.cocci_check(c, "pristine"))):
         core.out(f"static checks: {title}")
-        p, f = check(ctx)
-        passed, failed = passed + p, failed + f
+        count(*check(ctx))
     for title, items in (("not compile-tested:", builder.untested),
                          ("built with -Wno-error, failing before the patch too:",
                           builder.preexisting)):
@@ -131,6 +134,4 @@ def check_series(ctx: core.Ctx, patches: List[str]) -> Tuple[int, int]:
     # The warnings only for a series that applied whole.
     applied = core.git(check_tree(ctx), "rev-list", "--count", "pristine..HEAD", check=False)
     if applied == str(n):
-        p, f = static.new_warnings(builder, core.git(check_tree(ctx), "rev-parse", "HEAD"))
-        passed, failed = passed + p, failed + f
-    return passed, failed
+        count(*static.new_warnings(builder, core.git(check_tree(ctx), "rev-parse", "HEAD")))

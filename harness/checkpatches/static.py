@@ -112,7 +112,10 @@ def new_warnings(builder: Builder, final: str) -> Tuple[int, int]:
     if shutil.which("sparse") is None:
         core.ensure_pkgs(ctx, ["sparse"])
     by_arch = collections.defaultdict(set)
-    for path in git_lines(ctx, "diff", "--name-only", "pristine", final, "--", "*.c"):
+    for path in lines(core.git(check_tree(ctx), "diff", "--name-only", "pristine", final,
+                               "--", "*.c")):
+        if not path:
+            continue
         if os.path.isfile(os.path.join(check_tree(ctx), path)):
             source = objects.includer(ctx, path)
             by_arch[objects.arch_of(source)].add(source.removesuffix(".c") + ".o")

@@ -861,20 +861,27 @@ class CommandTest(FakeToolsTest):
     def test_a_tool_failing_still_ends_with_the_counts(self):
         # git failing under the check (here: the diff of a patch) is one
         # failure, said on stderr, and the run still prints the line CI reads
+        # (the fake fails only where the caller asks git to: check=True),
+        # on the second patch, after the first passed
         real = core.git
+        calls = []
 
-        def git(repo, *args, **kw):
-            if args[:2] == ("diff", "--name-only"):
-                core.die("git diff failed (exit 128): bad object")
-            return real(repo, *args, **kw)
+        def git(repo, *args, check=True):
+            if args[:2] == ("diff", "--name-only") and len(args) == 4:
+                calls.append(args)
+                if len(calls) == 2:
+                    if check:
+                        core.die("git diff failed (exit 128): bad object")
+                    return ""
+            return real(repo, *args, check=check)
 
         with mock.patch.object(core, "git", git):
-            ok, got, stderr, _, _, _ = self.check_patches([self.patches[0]])
+            ok, got, stderr, _, _, _ = self.check_patches(self.patches[:2])
         self.assertFalse(ok)
-        self.assertEqual(got.splitlines()[-2:], ["check-patches: 1 patches in Ts",
-                                                 "0 passed, 1 failed"])
+        self.assertEqual(got.splitlines()[-2:], ["check-patches: 2 patches in Ts",
+                                                 "1 passed, 1 failed"])
         self.assertIn("check-patches: git diff failed (exit 128): bad object", stderr)
-        self.assertEqual(self.ctx.sums, [0, 1, 0])
+        self.assertEqual(self.ctx.sums, [1, 1, 0])
 
     def test_empty_series(self):
         from harness import tree

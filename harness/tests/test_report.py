@@ -329,6 +329,15 @@ class JsonOption(unittest.TestCase):
             ctx = core.Ctx(cache_root="/c")
             cli.parse(argv, ctx, target.lists())
             self.assertEqual((ctx.json_out, ctx.raw_output), want)
+        # the word after a bare --json is its file, not a filter (argparse);
+        # before the command, it is not taken
+        for argv, want in ((["kunit", "--json", "out.json", "setfs_proc"],
+                            ("out.json", "setfs_proc")),
+                           (["kunit", "--json", "setfs_proc"], ("setfs_proc", "")),
+                           (["--json", "kunit", "setfs_proc"], ("stdout", "setfs_proc"))):
+            ctx = core.Ctx(cache_root="/c")
+            self.assertEqual(cli.parse(argv, ctx, target.lists()), "kunit")
+            self.assertEqual((ctx.json_out, ctx.filter), want)
         for argv, msg in ((["kunit", "--raw_output=some"], "kunit or all"),
                           (["kunit", "--json="], "needs a file name"),
                           (["test", "--json"], "option of kunit and exec, not of test")):

@@ -5,6 +5,7 @@ line, the targets' paths and the kinds' QEMU command lines."""
 
 import contextlib
 import dataclasses
+import hashlib
 import io
 import os
 import shutil
@@ -227,7 +228,43 @@ class Steps(unittest.TestCase):
             for path in kinds.kind_of(ctx, t).boot_files():
                 os.makedirs(os.path.dirname(path), exist_ok=True)
                 core.write(path, "")
+            with self.assertRaisesRegex(core.Failure, "x86_64: its kernel build did not finish"):
+                commands.built_targets(ctx)
+            # each stamp's key starts with the keys of what it was built on
+            core.write(os.path.join(t.build, ".config"), "CONFIG_X=y\n")
+            cfg = hashlib.sha256(b"CONFIG_X=y\n").hexdigest()
+            stamps = {"stamp.kernel": f"T S {cfg} G", "stamp.modules": f"T S {cfg} G M",
+                      "stamp.rootfs": f"T S {cfg} G M U R"}
+            for name, key in stamps.items():
+                core.write_stamp(os.path.join(t.work, name), key)
             self.assertEqual([x.name for x in commands.built_targets(ctx)], ["x86_64"])
+            # a modules build that failed after a new kernel: its stamp is
+            # gone, its old output not
+            core.write_stamp(os.path.join(t.work, "stamp.kernel"), f"T2 S {cfg} G")
+            with self.assertRaisesRegex(core.Failure, "modules were built against another"):
+                commands.built_targets(ctx)
+            core.write_stamp(os.path.join(t.work, "stamp.modules"), f"T2 S {cfg} G M2")
+            with self.assertRaisesRegex(core.Failure, "initramfs holds other modules"):
+                commands.built_targets(ctx)
+            os.unlink(os.path.join(t.work, "stamp.rootfs"))
+            with self.assertRaisesRegex(core.Failure, "stopped before the initramfs"):
+                commands.built_targets(ctx)
+            core.write_stamp(os.path.join(t.work, "stamp.rootfs"), f"T2 S {cfg} G M2 U R")
+            self.assertEqual(len(commands.built_targets(ctx)), 1)
+            # ./run.sh config after the build: another .config than the kernel's
+            core.write(os.path.join(t.build, ".config"), "CONFIG_X=n\n")
+            with self.assertRaisesRegex(core.Failure, "configured again after"):
+                commands.built_targets(ctx)
+
+    def test_exec_list_tests_builds_nothing(self):
+        from harness import commands
+        ctx = core.Ctx(repo=TOP, cache="/c")
+        ctx.list_tests = True
+        with mock.patch.object(commands, "build_targets") as build_all, \
+                mock.patch.object(commands, "built_targets", return_value=[]) as built:
+            commands.cmd_exec(ctx)
+        build_all.assert_not_called()
+        built.assert_called_once()
 
 
 class StageInputs(unittest.TestCase):
