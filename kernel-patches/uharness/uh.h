@@ -81,6 +81,8 @@ typedef u64 resource_size_t;
 #define max(x, y) __uh_cmp(x, y, >)
 #define min_t(t, x, y) ({ t __a = (x); t __b = (y); __a < __b ? __a : __b; })
 #define max_t(t, x, y) ({ t __a = (x); t __b = (y); __a > __b ? __a : __b; })
+/* <linux/wordpart.h> */
+#define lower_32_bits(n) ((u32)((n) & 0xffffffff))
 
 /* The harness is built and run on little-endian hosts only. */
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
