@@ -59,6 +59,17 @@
  */
 #define ARCH_UACCESS_SLACK	0
 #define ARCH_NF_TOP_NA		NULL
+#elif defined(__s390x__)
+#define ARCH_PICK(x86_64, ppc64, other)	(other)
+#define ARCH_PAGING_VISIBLE	0
+/*
+ * s390's copies (MVCOS, retried up to the faulting page) stop at the
+ * byte that faults: measured, the partial rows and the full fuzz with no
+ * slack.  arm64 does not (its 16-byte stores stop up to 15 bytes short,
+ * measured), and stays with the rule below.
+ */
+#define ARCH_UACCESS_SLACK	0
+#define ARCH_NF_TOP_NA		NULL
 #else
 #define ARCH_PICK(x86_64, ppc64, other)	(other)
 #define ARCH_PAGING_VISIBLE	0
