@@ -7,6 +7,7 @@ its own StageResult, whose key the stages after it take in turn.  Which
 of them a target runs is its kind's business (harness/kinds.py).
 """
 
+import hashlib
 import os
 import re
 import shutil
@@ -210,9 +211,15 @@ def configure_kernel(ctx, t: Target, frags: List[str], src: str, src_key: str):
                  outputs=[cfg], target=t.name, keyed=bool(tree.tree_id(ctx))).run(body)
 
 
+def config_digest(t: Target) -> str:
+    """The SHA-256 of T's kernel .config: part of the kernel stage's key,
+    and how exec tells that the kernel built is the one configured."""
+    with open(os.path.join(t.build, ".config"), "rb") as fh:
+        return hashlib.sha256(fh.read()).hexdigest()
+
+
 def build_kernel(ctx, t: Target, src: str, src_key: str):
-    cfg_digest = core.output(["sha256sum", os.path.join(t.build, ".config")]).split()[0]
-    key = f"{tree.tree_id(ctx)} {src_key} {cfg_digest} {core.gcc_version(t.cross)}"
+    key = f"{tree.tree_id(ctx)} {src_key} {config_digest(t)} {core.gcc_version(t.cross)}"
     modroot = os.path.join(t.kwork, "modroot")
 
     def body():

@@ -6,14 +6,13 @@ Failure (core.die) ends the run with status 1, as it did in run.sh.
 """
 
 import dataclasses
-import hashlib
 import os
 import re
 import shutil
 import subprocess
 from typing import List, Optional, Tuple
 
-from harness import core, guest, qemu, report, settings, stage, target, tree
+from harness import build, core, guest, qemu, report, settings, stage, target, tree
 from harness.kinds import kind_of
 
 # The closing line every part of "test" ends with.
@@ -115,9 +114,8 @@ def unfinished_build(t: target.Target) -> Optional[str]:
         if kernel is None:
             return "its kernel build did not finish"
         # build_kernel()'s key holds the digest of the .config it built
-        config = os.path.join(t.build, ".config")
-        if not os.path.exists(config) or \
-                hashlib.sha256(core.read(config).encode()).hexdigest() not in kernel.split():
+        if not os.path.exists(os.path.join(t.build, ".config")) or \
+                build.config_digest(t) not in kernel.split():
             return "its kernel was configured again after the last kernel build"
     if t.kind in ("tree", "distro"):
         modules = stamp(os.path.join(t.work, "stamp.modules"))
@@ -155,12 +153,12 @@ def execute(ctx: core.Ctx, targets: List[target.Target]) -> List[TargetResult]:
     return [report_guest(ctx, g) for g in guests]
 
 
-def kunit(ctx: core.Ctx, build: bool = True) -> KunitRun:
-    """Prepare the tree, build every target (unless BUILD is false: exec
+def kunit(ctx: core.Ctx, build_first: bool = True) -> KunitRun:
+    """Prepare the tree, build every target (unless BUILD_FIRST is false: exec
     boots what is built), boot them side by side and report each."""
     t0 = core.now()
     first = len(ctx.timings)
-    targets = build_targets(ctx) if build else built_targets(ctx)
+    targets = build_targets(ctx) if build_first else built_targets(ctx)
     results = execute(ctx, targets)
     ctx.kunit_stages = ctx.timings[first:]
     return KunitRun(results, ctx.kunit_stages, core.elapsed(t0))
@@ -181,7 +179,7 @@ def cmd_build(ctx: core.Ctx) -> bool:
 
 def cmd_exec(ctx: core.Ctx) -> bool:
     """./run.sh exec: kunit's last step, booting what build left."""
-    return cmd_kunit(ctx, build=False)
+    return cmd_kunit(ctx, build_first=False)
 
 
 LIST_RE = re.compile(r"^[A-Za-z0-9_-]+(\.\S+)?$")
@@ -212,11 +210,11 @@ def listed(lines: List[str], kind: str) -> Tuple[List[str], bool]:
     return out, False
 
 
-def list_tests(ctx: core.Ctx, build: bool = True) -> bool:
+def list_tests(ctx: core.Ctx, build_first: bool = True) -> bool:
     """kunit --list_tests: each target boots in list mode and prints the
     suites and cases a run would report, running none (exec --list_tests:
     what the last build left, building nothing)."""
-    targets = build_targets(ctx) if build else built_targets(ctx)
+    targets = build_targets(ctx) if build_first else built_targets(ctx)
     guests = []
     for t in targets:
         log = os.path.join(t.work, "list-console.log")
@@ -238,11 +236,11 @@ def list_tests(ctx: core.Ctx, build: bool = True) -> bool:
     return good
 
 
-def cmd_kunit(ctx: core.Ctx, build: bool = True) -> bool:
+def cmd_kunit(ctx: core.Ctx, build_first: bool = True) -> bool:
     if ctx.list_tests:
-        return list_tests(ctx, build)
+        return list_tests(ctx, build_first)
     t0 = core.now()
-    run = kunit(ctx, build)
+    run = kunit(ctx, build_first)
     core.out()
     core.out("==== summary ====")
     if ctx.filter:
