@@ -7,6 +7,7 @@
 #include <linux/file.h>
 #include <linux/glob.h>
 #include <linux/init.h>
+#include <linux/mman.h>
 #include <linux/module.h>
 #include <linux/splice.h>
 #include <linux/string.h>
@@ -204,6 +205,47 @@ u64 setfs_kunit_load(const void *p, size_t size)
 		memcpy(&v64, p, sizeof(v64));
 		return v64;
 	}
+}
+
+/**
+ * setfs_kunit_own_user_space() - an empty user address space for the case
+ * @test: the running case
+ *
+ * For cases that pass a kernel address as a user pointer.  Where user
+ * space is an address space of its own (SETFS_SEPARATE_USER_SPACE: s390),
+ * that number is a user address, and the user address space of a kernel
+ * thread is whatever mm it borrowed lazily: the last process's (s390's
+ * switch_mm_irqs_off() sets the user ASCE, a kthread does not switch).  A
+ * copy from it may read, and a copy to it may write, that process's
+ * memory, depending on what ran before.  kunit_vm_mmap() attaches a new
+ * mm to the case's thread (one anonymous page, far from the kernel's
+ * addresses), so that the number names nothing and the copies fault.
+ * Elsewhere the kernel address is refused by access_ok() (or, without an
+ * MMU, copied), whatever the mm: nothing to do.
+ */
+void setfs_kunit_own_user_space(struct kunit *test)
+{
+#ifdef SETFS_HAVE_KUNIT_VM_MMAP
+	unsigned long addr;
+
+	if (!SETFS_SEPARATE_USER_SPACE)
+		return;
+	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_OR_NULL((void *)addr),
+			       "kunit_vm_mmap(): %ld", (long)addr);
+#else
+	if (SETFS_SEPARATE_USER_SPACE)
+		kunit_skip(test,
+			   "separate user space: needs kunit_vm_mmap() (6.10)");
+#endif
+}
+
+/* setfs_kunit_own_user_space() as a suite's init: for every case. */
+int setfs_kunit_own_user_space_init(struct kunit *test)
+{
+	setfs_kunit_own_user_space(test);
+	return 0;
 }
 
 /**

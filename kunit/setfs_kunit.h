@@ -84,6 +84,8 @@ void setfs_kunit_expect_pattern(struct kunit *test, const u8 *buf,
 				loff_t pos, size_t len);
 void setfs_kunit_flush_fput(struct kunit_suite *suite);
 u64 setfs_kunit_load(const void *p, size_t size);
+void setfs_kunit_own_user_space(struct kunit *test);
+int setfs_kunit_own_user_space_init(struct kunit *test);
 ssize_t setfs_kunit_iter_write(struct file *file, struct iov_iter *iter,
 			       loff_t *pos);
 long setfs_kunit_splice_direct(struct file *in, loff_t *pos, struct file *out,

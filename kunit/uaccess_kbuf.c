@@ -18,6 +18,11 @@
  * and access_ok() lets every range through (asm-generic/access_ok.h).
  * The same calls then copy.
  *
+ * Where user space is an address space of its own (s390), access_ok()
+ * lets the number through and it names a user address: each case gets an
+ * empty user address space first (setfs_kunit_own_user_space()), where
+ * the copies fault as above.
+ *
  * Each case runs at every alignment 0..7 and checks the result, the bytes
  * and that nothing around the range was written.
  */
@@ -246,5 +251,6 @@ static struct kunit_case setfs_uaccess_kbuf_test_cases[] = {
 
 struct kunit_suite setfs_uaccess_kbuf_suite = {
 	.name = "setfs_uaccess_kbuf",
+	.init = setfs_kunit_own_user_space_init,
 	.test_cases = setfs_uaccess_kbuf_test_cases,
 };
