@@ -383,12 +383,18 @@ def busybox_from_host_apt(ctx, t: Target, d: str):
 
 
 def busybox_from_suite(ctx, t: Target, d: str, suite: str):
-    """busybox-static for the guest's Debian arch from Debian's SUITE, with
-    apt in a directory of its own (nothing of the host's apt changes).  apt
-    checks the suite's InRelease against the host's debian-archive-keyring
-    and the package against its hash."""
+    """busybox-static for the guest's Debian arch from Debian's SUITE."""
     arch = t.deb_arch
-    root = d + ".apt"
+    core.info(f"downloading busybox-static:{arch} from Debian {suite}")
+    apt_download(ctx, suite, arch, ["busybox-static"], d + ".deb")
+
+
+def apt_download(ctx, suite: str, arch: str, pkgs: List[str], dest: str):
+    """apt-get download PKGS of Debian's SUITE for ARCH into DEST, with apt
+    in a directory of its own (nothing of the host's apt changes).  apt
+    checks the suite's InRelease against the host's debian-archive-keyring
+    and each package against its hash."""
+    root = dest + ".apt"
     log = os.path.join(ctx.cache, f"apt-{arch}-{suite}.log")
     shutil.rmtree(root, ignore_errors=True)
     for sub in ("etc/preferences.d", "lists/partial", "archives/partial", "dpkg"):
@@ -405,12 +411,84 @@ def busybox_from_suite(ctx, t: Target, d: str, suite: str):
             "-o", f"Dir::State::status={root}/dpkg/status",
             "-o", f"APT::Architecture={arch}", "-o", f"APT::Architectures={arch}",
             "-o", "Acquire::Languages=none"]
-    core.info(f"downloading busybox-static:{arch} from Debian {suite}")
     if core.run(["apt-get", *opts, "update"], log=log).returncode != 0 or \
-            core.run(["apt-get", *opts, "download", "busybox-static"], cwd=d + ".deb",
+            core.run(["apt-get", *opts, "download", *pkgs], cwd=dest,
                      log=log, append=True).returncode != 0:
-        core.die(f"cannot download busybox-static:{arch} from Debian {suite} (log: {log})")
+        core.die(f"cannot download {' '.join(pkgs)} ({arch}) from Debian {suite} "
+                 f"(log: {log})")
     shutil.rmtree(root, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- QEMU
+
+def qemu_dir(ctx, t: Target) -> str:
+    """Where fetch_qemu() unpacks the QEMU of T's qemu.suite."""
+    return os.path.join(ctx.cache_root, "qemu", f"{t.rec.qemu['suite']}-{t.rec.arch['qemu']}")
+
+
+def qemu_program(ctx, t: Target) -> List[str]:
+    """QEMU as a command's first words: the host's qemu-system-ARCH, or,
+    for a record with qemu.suite, that suite's binary and its data
+    directory (-L), where fetch_qemu() puts them.  Nothing checked."""
+    if not t.rec.qemu["suite"]:
+        return [t.qemu]
+    d = qemu_dir(ctx, t)
+    return [os.path.join(d, "usr", "bin", t.qemu), "-L", os.path.join(d, "usr", "share", "qemu")]
+
+
+def fetch_qemu(ctx, t: Target) -> List[str]:
+    """qemu_program(), once it exists: for a record with qemu.suite, Debian
+    SUITE's qemu-system-ARCH and qemu-system-data for the host, downloaded
+    and unpacked into the cache (never installed), the host packages its
+    binary depends on installed, and the binary asked for its version."""
+    prog = qemu_program(ctx, t)
+    suite = t.rec.qemu["suite"]
+    if not suite:
+        return prog
+    d = qemu_dir(ctx, t)
+    stamp = os.path.join(d, "version")
+    if os.path.isfile(stamp):
+        return prog
+    host = core.output(["dpkg", "--print-architecture"])
+    pkgs = [t.qemu, "qemu-system-data"]
+    for p in (d, d + ".deb"):
+        shutil.rmtree(p, ignore_errors=True)
+    os.makedirs(d + ".deb")
+    core.info(f"downloading {' '.join(pkgs)} ({host}) from Debian {suite}")
+    apt_download(ctx, suite, host, pkgs, d + ".deb")
+    debs = sorted(os.listdir(d + ".deb"))
+    main = [f for f in debs if f.startswith(t.qemu + "_") and f.endswith(".deb")]
+    if not main or len(debs) != len(pkgs):
+        core.die(f"{t.name}: Debian {suite} gave {debs or 'nothing'} for {' '.join(pkgs)}")
+    # The libraries it links with come from the host's suite.
+    depends = core.output(["dpkg-deb", "-f", os.path.join(d + ".deb", main[0]), "Depends"])
+    core.ensure_pkgs(ctx, libraries(depends))
+    tmp = d + ".x"
+    shutil.rmtree(tmp, ignore_errors=True)
+    for deb in debs:
+        core.run(["dpkg-deb", "-x", os.path.join(d + ".deb", deb), tmp], check=True)
+    shutil.rmtree(d + ".deb", ignore_errors=True)
+    os.rename(tmp, d)
+    r = core.run([*prog, "--version"], capture=True)
+    if r.returncode != 0:
+        shutil.rmtree(d, ignore_errors=True)
+        core.die(f"{t.name}: {prog[0]} from Debian {suite} does not run here: "
+                 f"{(r.stderr or r.stdout or '').strip()[-300:]}")
+    version = r.stdout.splitlines()[0] if r.stdout else "?"
+    core.write(stamp, version + "\n")
+    core.info(f"{t.name}: {version}")
+    return prog
+
+
+def libraries(depends: str) -> List[str]:
+    """The packages a Depends field names, but QEMU's own, without
+    versions or alternatives past the first."""
+    names = []
+    for dep in depends.split(","):
+        name = dep.split("|")[0].split("(")[0].split(":")[0].strip()
+        if name and not name.startswith("qemu-"):
+            names.append(name)
+    return names
 
 
 # ---------------------------------------------------------------- rootfs

@@ -78,6 +78,10 @@ def target_plan(ctx: core.Ctx, name: str) -> TargetPlan:
                          str(fixture.mtime), os.path.join(t.work, "initramfs.list")])
         else:
             initramfs = ["(none: the suites are built into the kernel)"]
+    if t.rec.qemu["suite"]:
+        steps.append(f"qemu: Debian {t.rec.qemu['suite']}'s {t.qemu} and qemu-system-data "
+                     f"for the host (apt-get download, dpkg-deb -x) in "
+                     f"{build.qemu_dir(ctx, t)}, run with -L; never installed")
     acc, note = ctx.settings.accel, ""
     if acc == "auto":
         acc, note = "tcg", " (SETFS_ACCEL=auto: kvm instead where a probe boot with it works)"

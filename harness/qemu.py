@@ -12,7 +12,7 @@ import shutil
 import subprocess
 from typing import List, Optional
 
-from harness import core, stage
+from harness import build, core, stage
 from harness.kinds import kind_of
 from harness.target import Target
 
@@ -59,7 +59,7 @@ def accel(ctx: core.Ctx, t: Target) -> str:
         probe_log = os.path.join(t.work, "kvm-probe.log")
         os.makedirs(t.work, exist_ok=True)
         # in _RUNNING, so that an interrupt stops it too
-        proc = core.popen(["timeout", "-k", "2", "15", t.qemu, "-accel", "kvm",
+        proc = core.popen(["timeout", "-k", "2", "15", *build.fetch_qemu(ctx, t), "-accel", "kvm",
                            *t.rec.qemu["args"], "-m", "256", "-nodefaults",
                            "-display", "none", "-no-reboot", "-serial",
                            f"file:{probe_log}", "-kernel", kind_of(ctx, t).image(),
@@ -72,16 +72,20 @@ def accel(ctx: core.Ctx, t: Target) -> str:
     return core.read(cachef).strip()
 
 
-def check_firmware(t: Target):
+def check_firmware(ctx: core.Ctx, t: Target):
     """The firmware a target's QEMU arguments name must exist: say which
-    package has it rather than let QEMU fail on it."""
+    package has it rather than let QEMU fail on it.  A record's own QEMU
+    (qemu.suite) looks in its own data directory (-L), once fetched."""
     fw = t.rec.qemu["firmware"]
     if not fw:
         return
-    for d in ("/usr/share/qemu", "/usr/share/seabios", "/usr/lib/ipxe/qemu"):
+    dirs = ["/usr/share/qemu", "/usr/share/seabios", "/usr/lib/ipxe/qemu"]
+    if t.rec.qemu["suite"]:
+        dirs = [build.qemu_program(ctx, t)[-1]]
+    for d in dirs:
         if os.path.isfile(os.path.join(d, fw)):
             return
-    core.die(f"{t.name}: QEMU firmware {fw} not found in /usr/share/qemu "
+    core.die(f"{t.name}: QEMU firmware {fw} not found in {dirs[0]} "
              "(Debian package qemu-system-data)")
 
 
@@ -90,23 +94,25 @@ def command_line(ctx: core.Ctx, t: Target, mode: str, acc: str) -> List[str]:
     the console (start() and shell() add it); nothing checked."""
     kind = kind_of(ctx, t)
     # The record's arguments after the defaults: they may override them.
-    return [t.qemu, "-accel", acc, "-m", "512", "-smp", "2", "-nodefaults",
+    return [*build.qemu_program(ctx, t), "-accel", acc, "-m", "512", "-smp", "2", "-nodefaults",
             "-display", "none", "-no-reboot", *t.rec.qemu["args"], "-kernel", kind.image(),
             *kind.qemu(mode)]
 
 
 def command(ctx: core.Ctx, t: Target, mode: str, acc: str) -> List[str]:
-    """command_line(), once the kernel it boots exists."""
+    """command_line(), once the kernel it boots and the QEMU it names
+    exist (fetch_qemu())."""
     kernel = kind_of(ctx, t).image()
     if not os.path.isfile(kernel):
         core.die(f"{t.name}: no kernel image {kernel}")
+    build.fetch_qemu(ctx, t)
     return command_line(ctx, t, mode, acc)
 
 
 def shell(ctx: core.Ctx, t: Target) -> int:
-    check_firmware(t)
     acc = accel(ctx, t)
     cmd = command(ctx, t, "shell", acc)
+    check_firmware(ctx, t)
     core.info(f"booting {t.name} ({acc}); leave the shell with 'exit' or Ctrl-A x")
     return subprocess.run(cmd + ["-serial", "mon:stdio"]).returncode
 
@@ -125,9 +131,9 @@ class Guest:
 
 def start(ctx: core.Ctx, t: Target, mode: str = "test", console: str = "") -> Guest:
     """Start T's guest in the background; finish() waits for it."""
-    check_firmware(t)
     acc = accel(ctx, t)
     cmd = command(ctx, t, mode, acc)
+    check_firmware(ctx, t)
     log = console or os.path.join(t.work, "console.log")
     if os.path.lexists(log):
         os.unlink(log)

@@ -115,6 +115,11 @@ SCHEMA = {
         "firmware": Field(str, default="", pattern=re.compile(r"^([A-Za-z0-9_.+-]+)?$")),
         "console": Field(str, required=True, pattern=re.compile(r"^[A-Za-z0-9]+$")),
         "halt": Field(str, required=True, choices=HALTS),
+        # QEMU from this Debian suite (signed by the host's
+        # debian-archive-keyring) instead of the host's own: its
+        # qemu-system-ARCH and qemu-system-data, unpacked into the cache
+        # and run with -L, never installed
+        "suite": Field(str, default="", pattern=re.compile(r"^([a-z]+(-[a-z]+)?)?$")),
     },
     "guest": {
         # paging and task_size_max: required unless kind = "builtin"

@@ -670,3 +670,78 @@ class Accel(unittest.TestCase):
         self.assertEqual(self.probe("amd64", False)[0], "tcg")
         got, started = self.probe("arm64", True)
         self.assertEqual((got, started), ("tcg", []))
+
+
+class QemuFromSuite(unittest.TestCase):
+    """qemu.suite: a record's QEMU from another Debian suite, unpacked into
+    the cache (never installed), with the host libraries it depends on."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
+        self.ctx = core.Ctx(repo=TOP, cache_root=os.path.join(self.tmp, "c"),
+                            cache=os.path.join(self.tmp, "c", "6.12"))
+        os.makedirs(self.ctx.cache)
+        self.t = target.load(self.ctx, "s390x")
+        self.assertEqual(self.t.rec.qemu["suite"], "bookworm-backports")
+
+    def deb(self, dest, name, files, depends=""):
+        """A .deb named NAME holding FILES (path: (text, mode))."""
+        root = os.path.join(self.tmp, "src-" + name)
+        os.makedirs(os.path.join(root, "DEBIAN"))
+        control = (f"Package: {name}\nVersion: 1:10.0\nArchitecture: all\n"
+                   f"Maintainer: t <t@t>\nDescription: t\n")
+        if depends:
+            control += f"Depends: {depends}\n"
+        core.write(os.path.join(root, "DEBIAN", "control"), control)
+        for path, (text, mode) in files.items():
+            p = os.path.join(root, path)
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            core.write(p, text)
+            os.chmod(p, mode)
+        subprocess.run(["dpkg-deb", "--root-owner-group", "-b", root,
+                        os.path.join(dest, f"{name}_10.0_all.deb")],
+                       check=True, stdout=subprocess.DEVNULL)
+
+    def fake_download(self, script):
+        def download(ctx, suite, arch, pkgs, dest):
+            self.assertEqual((suite, sorted(pkgs)),
+                             ("bookworm-backports", ["qemu-system-data", "qemu-system-s390x"]))
+            self.deb(dest, "qemu-system-s390x",
+                     {"usr/bin/qemu-system-s390x": (script, 0o755)},
+                     "libaio1 (>= 0.3.93), libfoo2 | libbar2, qemu-system-common (= 1:10.0), "
+                     "libc6 (>= 2.34)")
+            self.deb(dest, "qemu-system-data", {"usr/share/qemu/s390-ccw.img": ("x", 0o644)})
+        return download
+
+    def test_libraries_of_a_depends_field(self):
+        self.assertEqual(build.libraries("libaio1 (>= 0.3.93), libfoo2 | libbar2, "
+                                         "qemu-system-common (= 1:10.0), libc6:any"),
+                         ["libaio1", "libfoo2", "libc6"])
+
+    def test_fetched_once_with_its_data_directory_and_libraries(self):
+        d = build.qemu_dir(self.ctx, self.t)
+        want = [os.path.join(d, "usr/bin/qemu-system-s390x"), "-L", os.path.join(d, "usr/share/qemu")]
+        self.assertEqual(build.qemu_program(self.ctx, self.t), want)
+        script = "#!/bin/sh\necho 'QEMU emulator version 10.0.2'\n"
+        with mock.patch.object(build, "apt_download", side_effect=self.fake_download(script)) as dl, \
+                mock.patch.object(build.core, "ensure_pkgs") as pkgs, quiet():
+            self.assertEqual(build.fetch_qemu(self.ctx, self.t), want)
+            self.assertEqual(build.fetch_qemu(self.ctx, self.t), want)
+        self.assertEqual(dl.call_count, 1)
+        pkgs.assert_called_once_with(self.ctx, ["libaio1", "libfoo2", "libc6"])
+        self.assertTrue(os.path.isfile(os.path.join(d, "usr/share/qemu/s390-ccw.img")))
+        self.assertEqual(core.read(os.path.join(d, "version")), "QEMU emulator version 10.0.2\n")
+        self.assertEqual(sorted(os.listdir(os.path.dirname(d))), ["bookworm-backports-s390x"])
+
+    def test_a_binary_that_does_not_run_is_an_error_and_not_kept(self):
+        script = "#!/bin/sh\necho 'error while loading shared libraries: libx.so.1' >&2\nexit 127\n"
+        with mock.patch.object(build, "apt_download", side_effect=self.fake_download(script)), \
+                mock.patch.object(build.core, "ensure_pkgs"), quiet():
+            with self.assertRaisesRegex(core.Failure, "does not run here: .*libx.so.1"):
+                build.fetch_qemu(self.ctx, self.t)
+        self.assertFalse(os.path.exists(build.qemu_dir(self.ctx, self.t)))
+
+    def test_the_host_qemu_without_a_suite(self):
+        t = target.load(self.ctx, "x86_64")
+        self.assertEqual(build.fetch_qemu(self.ctx, t), ["qemu-system-x86_64"])
