@@ -19,22 +19,11 @@
 
 /*
  * SETFS_NA(x86_64, ppc64): why a row cannot exist on the architecture the
- * suite is built for (NULL: it runs), one reason per architecture.
+ * suite is built for (NULL: it runs), one reason per layout (SETFS_LAYOUT
+ * of setfs_probe_api.h, which user space gets from SETFS_IOC_INFO).
  */
-#if defined(CONFIG_X86_64)
-#define SETFS_NA(x86_64, ppc64)	(x86_64)
-#elif defined(CONFIG_PPC64)
-#define SETFS_NA(x86_64, ppc64)	(ppc64)
-#elif defined(CONFIG_ARM)
 #define SETFS_NA(x86_64, ppc64)						\
-	"an x86_64/powerpc64 layout row: every 32-bit value is an address"
-#elif defined(CONFIG_RISCV) || defined(CONFIG_ARM64) || defined(CONFIG_S390)
-/* copy_from_kernel_nofault_allowed() is mm/maccess.c's __weak default */
-#define SETFS_NA(x86_64, ppc64)						\
-	"an x86_64/powerpc64 layout row: every kernel address is tried here"
-#else
-#define SETFS_NA(x86_64, ppc64)	"no expectation for this architecture"
-#endif
+	SETFS_LAYOUT_PICK(x86_64, ppc64, SETFS_LAYOUT_NA)
 
 /*
  * SETFS_MMU_NA: why a row that needs unmapped kernel memory cannot exist

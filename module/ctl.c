@@ -40,7 +40,11 @@ static long setfs_ctl_info(void *arg)
 		info->flags |= SETFS_INFO_SEPARATE_USER_SPACE;
 	if (SETFS_ACCESS_OK_ALL)
 		info->flags |= SETFS_INFO_ACCESS_OK_ALL;
+	if (SETFS_NF_TOP_ALLOWED)
+		info->flags |= SETFS_INFO_NF_TOP_ALLOWED;
 	info->nf_user_ret = SETFS_NF_USER_RET;
+	info->nf_layout = SETFS_LAYOUT;
+	info->uaccess_slack = SETFS_UACCESS_SLACK;
 #ifdef CONFIG_SPARSEMEM
 	info->section_size_bits = SECTION_SIZE_BITS;
 #else

@@ -325,6 +325,13 @@ const struct setfs_ctl_info *kernel_facts(void)
 	return have ? &info : NULL;
 }
 
+unsigned long long uaccess_slack(void)
+{
+	const struct setfs_ctl_info *k = kernel_facts();
+
+	return k ? k->uaccess_slack : 4096;
+}
+
 bool proc_splice_opt_in(void)
 {
 	/* kernel_facts() said why it failed; the cases then fail */

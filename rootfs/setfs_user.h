@@ -106,6 +106,12 @@ bool ctl_info(struct setfs_ctl_info *info);
  * diagnostic); the cases that need it then fail.
  */
 const struct setfs_ctl_info *kernel_facts(void);
+/*
+ * How many bytes short of a fault a user copy may stop: the kernel's
+ * uaccess_slack, or a page (include/linux/uaccess.h's rule at its widest)
+ * when it cannot be asked.
+ */
+unsigned long long uaccess_slack(void);
 
 /*
  * Whether the kernel has the procfs series for 6.12, where a converted

@@ -180,7 +180,7 @@ struct fexp {
 	long long ret;		/* >= 0: this count; -1: an errno of err[] */
 	int err[3];
 	/*
-	 * ret >= 0: the lowest count that also passes (ARCH_UACCESS_SLACK,
+	 * ret >= 0: the lowest count that also passes (uaccess_slack(),
 	 * below ok_to_fault()), and err[0] the errno that does, if any.
 	 */
 	long long lo;
@@ -380,15 +380,16 @@ static struct fexp ok_n(long long n)
 
 /*
  * @n bytes (n > 0), the last of them just before a fault in the user
- * buffer: the architecture may stop up to ARCH_UACCESS_SLACK bytes short
- * (arch.h), and with nothing copied the call fails with EFAULT.
+ * buffer: the architecture may stop up to uaccess_slack() bytes short
+ * (the kernel says), and with nothing copied the call fails with EFAULT.
  */
 static struct fexp ok_to_fault(size_t n)
 {
 	struct fexp e = ok_n(n);
+	unsigned long long slack = uaccess_slack();
 
-	if (n > ARCH_UACCESS_SLACK) {
-		e.lo = n - ARCH_UACCESS_SLACK;
+	if (n > slack) {
+		e.lo = n - slack;
 	} else {
 		e.lo = 1;
 		e.err[0] = EFAULT;
@@ -1323,8 +1324,8 @@ static void expect_uaccess(struct setfs_ctl_uaccess *u, const struct fbuf *b,
 			u->ret = u->size - wr;
 		else
 			u->ret = UA_ANY;	/* -EFAULT or 0..size */
-		if (ARCH_UACCESS_SLACK && u->ret > 0 && u->ret != UA_ANY) {
-			/* stopped short of the fault: arch.h */
+		if (uaccess_slack() && u->ret > 0 && u->ret != UA_ANY) {
+			/* may stop short of the fault: uaccess_slack() */
 			u->value = u->ret;
 			u->ret = UA_RANGE;
 		}
@@ -1430,7 +1431,7 @@ static bool check_ctl_out(const struct fop *o, enum ctl_what w,
 			 * Bytes not cleared or copied, an unsigned long in
 			 * ret: clear_user() anything up to the size (arm's
 			 * returns it on any fault), a copy up to
-			 * ARCH_UACCESS_SLACK more than the truth.  The fuzz
+			 * uaccess_slack() more than the truth.  The fuzz
 			 * lets a copy store nothing within the slack, to go on
 			 * with the ops after it; the uaccess and file cases
 			 * do not.
@@ -1439,8 +1440,8 @@ static bool check_ctl_out(const struct fop *o, enum ctl_what w,
 			unsigned long long hi = got->ua.size;
 
 			if (got->ua.op != SETFS_UA_CLEAR_USER &&
-			    want->ua.value + ARCH_UACCESS_SLACK < hi)
-				hi = want->ua.value + ARCH_UACCESS_SLACK;
+			    want->ua.value + uaccess_slack() < hi)
+				hi = want->ua.value + uaccess_slack();
 			n = got->ua.size - left;
 			if (left < want->ua.value || left > hi) {
 				snprintf(expect, sizeof(expect), "%llu..%llu",

@@ -38,13 +38,23 @@ enum nf_addr {
 };
 
 /*
- * NF_NA(x86_64, ppc64): why a row cannot exist on the architecture this
- * binary runs on (NULL: it runs), one reason per architecture.
+ * Where a row can be (struct nf_where): everywhere (NF_ANYWHERE); only
+ * where TASK_SIZE_MAX is a refused user address (NF_TOP_REFUSED: not
+ * where the kernel says SETFS_INFO_NF_TOP_ALLOWED); or, for a row with
+ * a fixed address of one kernel layout, NF_NA(x86_64, ppc64): why not on
+ * that layout (NULL: it runs there), and on any other not at all.  The
+ * kernel says which layout it has (SETFS_IOC_INFO nf_layout).
  */
-#define NF_NA(x86_64, ppc64)						\
-	ARCH_PICK(x86_64, ppc64,					\
-		  "an x86_64/powerpc64 layout row (canonical form, "	\
-		  "vsyscall page, guard hole, quadrants)")
+struct nf_where {
+	bool layout;
+	bool top_refused;
+	const char *x86_64;
+	const char *ppc64;
+};
+
+#define NF_ANYWHERE		{ false, false, NULL, NULL }
+#define NF_TOP_REFUSED		{ false, true, NULL, NULL }
+#define NF_NA(x86_64, ppc64)	{ true, false, (x86_64), (ppc64) }
 
 enum nf_value {
 	NF_ZERO,		/* nothing read */
@@ -63,20 +73,20 @@ struct nf_row {
 	unsigned long long size;	/* SETFS_NF_COPY */
 	long long ret;
 	enum nf_value value;
-	const char *na;		/* NF_NA(): skipped, and why */
+	struct nf_where where;
 };
 
 static const struct nf_row nf_rows[] = {
 	/* A module global is mapped kernel memory: read, 0. */
 	{ "get_kernel_nofault_module_global", SETFS_NF_GET, SETFS_NF_GLOBAL,
-	  NF_NONE, 0, 0, NF_MAGIC, NULL },
+	  NF_NONE, 0, 0, NF_MAGIC, NF_ANYWHERE },
 	{ "copy_from_kernel_nofault_module_global_8", SETFS_NF_COPY,
-	  SETFS_NF_GLOBAL, NF_NONE, 8, 0, NF_MAGIC, NULL },
+	  SETFS_NF_GLOBAL, NF_NONE, 8, 0, NF_MAGIC, NF_ANYWHERE },
 	{ "copy_from_kernel_nofault_module_global_3", SETFS_NF_COPY,
-	  SETFS_NF_GLOBAL, NF_NONE, 3, 0, NF_MAGIC, NULL },
+	  SETFS_NF_GLOBAL, NF_NONE, 3, 0, NF_MAGIC, NF_ANYWHERE },
 	/* The same for the buffer whose address INFO gives user space. */
 	{ "get_kernel_nofault_info_kernel_buffer", SETFS_NF_GET, SETFS_NF_ADDR,
-	  NF_KBUF, 0, 0, NF_KBUF_BYTES, NULL },
+	  NF_KBUF, 0, 0, NF_KBUF_BYTES, NF_ANYWHERE },
 	/*
 	 * NULL is below TASK_SIZE_MAX + PAGE_SIZE: refused, no access.  Here
 	 * and below, get_kernel_nofault() and copy_from_kernel_nofault() of
@@ -89,32 +99,32 @@ static const struct nf_row nf_rows[] = {
 	 * kernel reads the number in its own.
 	 */
 	{ "get_kernel_nofault_null_erange", SETFS_NF_GET,
-	  SETFS_NF_NULL, NF_NONE, 0, NF_RET_USER, NF_ZERO, NULL },
+	  SETFS_NF_NULL, NF_NONE, 0, NF_RET_USER, NF_ZERO, NF_ANYWHERE },
 	{ "copy_from_kernel_nofault_null_erange", SETFS_NF_COPY,
-	  SETFS_NF_NULL, NF_NONE, 1, NF_RET_USER, NF_ZERO, NULL },
+	  SETFS_NF_NULL, NF_NONE, 1, NF_RET_USER, NF_ZERO, NF_ANYWHERE },
 	/*
 	 * The guard page after a vmalloc() area is a canonical kernel
 	 * address, so allowed, and never mapped: the read faults, -EFAULT.
 	 */
 	{ "get_kernel_nofault_vmalloc_guard_efault", SETFS_NF_GET,
-	  SETFS_NF_VMALLOC_GUARD, NF_NONE, 0, -EFAULT, NF_ZERO, NULL },
+	  SETFS_NF_VMALLOC_GUARD, NF_NONE, 0, -EFAULT, NF_ZERO, NF_ANYWHERE },
 	{ "copy_from_kernel_nofault_vmalloc_guard_efault", SETFS_NF_COPY,
-	  SETFS_NF_VMALLOC_GUARD, NF_NONE, 1, -EFAULT, NF_ZERO, NULL },
+	  SETFS_NF_VMALLOC_GUARD, NF_NONE, 1, -EFAULT, NF_ZERO, NF_ANYWHERE },
 	/*
 	 * A user address is refused even when it is mapped and readable:
 	 * the nofault helpers read kernel memory only.
 	 */
 	{ "get_kernel_nofault_user_address_erange", SETFS_NF_GET,
-	  SETFS_NF_ADDR, NF_USER, 0, NF_RET_USER, NF_ZERO, NULL },
+	  SETFS_NF_ADDR, NF_USER, 0, NF_RET_USER, NF_ZERO, NF_ANYWHERE },
 	{ "copy_from_kernel_nofault_user_address_erange", SETFS_NF_COPY,
-	  SETFS_NF_ADDR, NF_USER, 8, NF_RET_USER, NF_ZERO, NULL },
+	  SETFS_NF_ADDR, NF_USER, 8, NF_RET_USER, NF_ZERO, NF_ANYWHERE },
 	/* TASK_SIZE_MAX and the page after it: the user guard page. */
 	{ "get_kernel_nofault_task_size_max_erange", SETFS_NF_GET,
 	  SETFS_NF_ADDR, NF_TOP, 0, NF_RET_USER, NF_ZERO,
-	  ARCH_NF_TOP_NA },
+	  NF_TOP_REFUSED },
 	{ "get_kernel_nofault_end_of_user_guard_page_erange", SETFS_NF_GET,
 	  SETFS_NF_ADDR, NF_TOP_GUARD_END, 0, NF_RET_USER, NF_ZERO,
-	  ARCH_NF_TOP_NA },
+	  NF_TOP_REFUSED },
 	/* Not canonical with 48 (or 57) virtual address bits. */
 	{ "get_kernel_nofault_non_canonical_erange", SETFS_NF_GET,
 	  SETFS_NF_ADDR, NF_NON_CANONICAL, 0, -ERANGE, NF_ZERO,
@@ -143,6 +153,28 @@ static const struct nf_row nf_rows[] = {
 	  SETFS_NF_ADDR, NF_BELOW_PAGE_OFFSET, 0, -ERANGE, NF_ZERO,
 	  NF_NA(NULL, NULL) },
 };
+
+static const char nf_top_allowed_na[] =
+	"the kernel allows TASK_SIZE and up (arm: its module area starts there)";
+static const char nf_layout_na[] =
+	"an x86_64/powerpc64 layout row (canonical form, vsyscall page, guard hole, quadrants)";
+
+/* Why the row cannot be on this kernel, or NULL. */
+static const char *nf_na(const struct nf_row *r,
+			 const struct setfs_ctl_info *info)
+{
+	if (r->where.top_refused && (info->flags & SETFS_INFO_NF_TOP_ALLOWED))
+		return nf_top_allowed_na;
+	if (!r->where.layout)
+		return NULL;
+	switch (info->nf_layout) {
+	case SETFS_LAYOUT_X86_64:
+		return r->where.x86_64;
+	case SETFS_LAYOUT_PPC64:
+		return r->where.ppc64;
+	}
+	return nf_layout_na;
+}
 
 static const char nf_overlap_na[] =
 	"user space is an address space of its own: the kernel reads a user address as its own";
@@ -207,10 +239,13 @@ static enum case_result run_nf_row(const void *data)
 	struct setfs_ctl_nofault c = { 0 };
 	struct setfs_ctl_info info;
 
-	if (r->na)
-		return ktap_skip(r->na);
+	const char *na;
+
 	if (!ctl_info(&info))
 		return CASE_FAIL;
+	na = nf_na(r, &info);
+	if (na)
+		return ktap_skip(na);
 	if (r->ret == NF_RET_USER && (info.flags & SETFS_INFO_SEPARATE_USER_SPACE))
 		return ktap_skip(nf_overlap_na);
 	c.op = r->op;

@@ -423,9 +423,10 @@ static bool check_ua_data(const struct ua_row *r, long long ret,
 /*
  * What the row's result must be, given what the kernel returned: r->ret,
  * or, for a copy or clear that runs into an unmapped page, anything from
- * r->ret (every byte before the fault) to ARCH_UACCESS_SLACK more bytes
- * left (see arch.h).  A copy must still store something when something
- * could be stored (include/linux/uaccess.h): at most size - 1 left.
+ * r->ret (every byte before the fault) to uaccess_slack() more bytes
+ * left (the kernel says how many).  A copy must still store something
+ * when something could be stored (include/linux/uaccess.h): at most
+ * size - 1 left.
  * clear_user() has no such rule, and where the kernel says
  * SETFS_INFO_CLEAR_USER_WHOLE (arm's fixup) it returns the whole size on
  * any fault: up to size.
@@ -442,7 +443,7 @@ static long long ua_want(const struct ua_row *r, long long got)
 	const struct setfs_ctl_info *k = kernel_facts();
 	bool whole = k && (k->flags & SETFS_INFO_CLEAR_USER_WHOLE);
 	long long hi = r->op == SETFS_UA_CLEAR_USER && whole ?
-		       max : r->ret + ARCH_UACCESS_SLACK;
+		       max : r->ret + (long long)uaccess_slack();
 
 	bool all = k && (k->flags & SETFS_INFO_ACCESS_OK_ALL);
 
@@ -464,7 +465,7 @@ static long long ua_want(const struct ua_row *r, long long got)
 		return r->ret;
 	diag("%lld of %llu bytes left, %lld up to the fault: %s",
 	     got, r->size, r->ret, r->op == SETFS_UA_CLEAR_USER ?
-	     "SETFS_INFO_CLEAR_USER_WHOLE" : "within ARCH_UACCESS_SLACK");
+	     "SETFS_INFO_CLEAR_USER_WHOLE" : "within uaccess_slack()");
 	return got;
 }
 
@@ -578,7 +579,7 @@ static enum case_result run_ua_row(const void *data)
  * include/linux/uaccess.h) makes write(2) retry until a fatal signal,
  * and read(2) fail with EFAULT.  The call runs in a child with SIGALRM
  * after FILE_SECONDS; the parent reports what it returned, or that it
- * never did.  Expected: @readable bytes, or down to ARCH_UACCESS_SLACK
+ * never did.  Expected: @readable bytes, or down to uaccess_slack()
  * fewer, but never none.  16 bytes with 8 readable is less than one
  * block of ARM's copy loop; 256 with 40 readable starts riscv's word
  * loop, eight 8-byte registers at a time; 1024 is above riscv's vector
@@ -673,7 +674,7 @@ static enum case_result run_file_row(const void *data)
 {
 	const struct file_row *r = data;
 	const char *what = r->write ? "write(2)" : "read(2)";
-	long long ret = 0, lo = (long long)r->readable - ARCH_UACCESS_SLACK;
+	long long ret = 0, lo = (long long)r->readable - (long long)uaccess_slack();
 	unsigned char bytes[FILE_MAX];
 	int fd, pfd[2], status;
 	bool ok;
@@ -725,7 +726,7 @@ static enum case_result run_file_row(const void *data)
 		diag("%s of %zu bytes, %zu before an unmapped page: %lld, expected %lld..%zu",
 		     what, r->size, r->readable, ret, lo, r->readable);
 	else if (ret != (long long)r->readable)
-		diag("%s: %lld of the %zu bytes before the fault (ARCH_UACCESS_SLACK)",
+		diag("%s: %lld of the %zu bytes before the fault (uaccess_slack())",
 		     what, ret, r->readable);
 	ok = ok && file_bytes_ok(r, fd, pfd[0], ret);
 	close(pfd[0]);

@@ -62,4 +62,61 @@ size_t setfs_probe_size(void);
 #define SETFS_CLEAR_USER_WHOLE	false
 #endif
 
+/*
+ * SETFS_NF_TOP_ALLOWED: arm's copy_from_kernel_nofault_allowed() allows
+ * every address from TASK_SIZE up (SETFS_INFO_NF_TOP_ALLOWED).
+ */
+#if defined(CONFIG_ARM) && defined(CONFIG_MMU)
+#define SETFS_NF_TOP_ALLOWED	true
+#else
+#define SETFS_NF_TOP_ALLOWED	false
+#endif
+
+/*
+ * SETFS_LAYOUT: the kernel layout the nofault rows with fixed addresses
+ * are written for (setfs_ctl_info.nf_layout).  x86_64: canonical form
+ * (copy_from_kernel_nofault_allowed() refuses the rest), the vsyscall
+ * page, the guard hole at the start of the kernel half
+ * (Documentation/arch/x86/x86_64/mm.rst).  powerpc64: bits 63:62 pick a
+ * quadrant, and is_kernel_addr() is PAGE_OFFSET (0xc000000000000000) and
+ * up.  SETFS_LAYOUT_PICK(x86_64, ppc64, other) is the argument for this
+ * layout; SETFS_LAYOUT_NA says why those rows cannot be elsewhere.
+ */
+#define SETFS_LAYOUT_PICK(x86_64, ppc64, other)			\
+	(IS_ENABLED(CONFIG_X86_64) ? (x86_64) :				\
+	 IS_ENABLED(CONFIG_PPC64) ? (ppc64) : (other))
+#define SETFS_LAYOUT							\
+	SETFS_LAYOUT_PICK(SETFS_LAYOUT_X86_64, SETFS_LAYOUT_PPC64,	\
+			  SETFS_LAYOUT_OTHER)
+
+#if defined(CONFIG_ARM)
+#define SETFS_LAYOUT_NA							\
+	"an x86_64/powerpc64 layout row: every 32-bit value is an address"
+#elif defined(CONFIG_RISCV) || defined(CONFIG_ARM64) || defined(CONFIG_S390)
+/* copy_from_kernel_nofault_allowed() is mm/maccess.c's __weak default */
+#define SETFS_LAYOUT_NA							\
+	"an x86_64/powerpc64 layout row: every kernel address is tried here"
+#else
+#define SETFS_LAYOUT_NA		"an x86_64/powerpc64 layout row: no expectation here"
+#endif
+
+/*
+ * SETFS_UACCESS_SLACK: how many bytes short of a fault a user copy may
+ * stop (setfs_ctl_info.uaccess_slack).  include/linux/uaccess.h allows
+ * stopping short, "not storing anything at all ... should happen only
+ * when nothing could be copied".  Measured up to the byte: x86_64,
+ * powerpc64, s390 (MVCOS, retried up to the faulting page), and ARM and
+ * riscv with kernel-patches/uaccess/ (without it a copy_from_user() of 16
+ * bytes with 8 readable returned 16 on armv7; riscv's uaccess.S counted
+ * a faulting block of eight registers as not copied).  arm64's 16-byte
+ * stores stop up to 15 bytes short (measured); it and the rest keep the
+ * rule's bound, a page.
+ */
+#if defined(CONFIG_X86_64) || defined(CONFIG_PPC64) || defined(CONFIG_S390) || \
+	defined(CONFIG_ARM) || defined(CONFIG_RISCV)
+#define SETFS_UACCESS_SLACK	0
+#else
+#define SETFS_UACCESS_SLACK	PAGE_SIZE
+#endif
+
 #endif /* _SETFS_PROBE_API_H */

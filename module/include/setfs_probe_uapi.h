@@ -130,6 +130,22 @@ static inline __u64 setfs_checksum(const void *buf, unsigned long len)
  */
 #define SETFS_INFO_SEPARATE_USER_SPACE	_BITULL(5)
 #define SETFS_INFO_ACCESS_OK_ALL	_BITULL(6)
+/*
+ * SETFS_INFO_NF_TOP_ALLOWED: copy_from_kernel_nofault_allowed() allows
+ * TASK_SIZE and up, TASK_SIZE_MAX and the page after it included (arm,
+ * arch/arm/mm/fault.c: its module area starts there), so they are not a
+ * refused user address (SETFS_NF_TOP_ALLOWED).
+ */
+#define SETFS_INFO_NF_TOP_ALLOWED	_BITULL(7)
+
+/*
+ * setfs_ctl_info.nf_layout: whose kernel address-space layout the nofault
+ * rows with fixed addresses (non-canonical, vsyscall page, guard hole,
+ * below PAGE_OFFSET) are written for (SETFS_LAYOUT).
+ */
+#define SETFS_LAYOUT_OTHER	0	/* neither: those rows cannot be */
+#define SETFS_LAYOUT_X86_64	1	/* canonical form, vsyscall page */
+#define SETFS_LAYOUT_PPC64	2	/* quadrants, PAGE_OFFSET 0xc000... */
 
 struct setfs_ctl_info {
 	__u64 task_size_max;	/* TASK_SIZE_MAX: first address access_ok() refuses */
@@ -154,6 +170,13 @@ struct setfs_ctl_info {
 	 * above it reaches the rest, up to TASK_SIZE), else below TASK_SIZE.
 	 */
 	__u64 mmap_window;
+	__u32 nf_layout;	/* SETFS_LAYOUT_* */
+	/*
+	 * How many bytes short of a fault a user copy may stop (copy_{to,
+	 * from}_user(), clear_user(), and so read(2) and write(2) into a
+	 * buffer that ends at an unmapped page): SETFS_UACCESS_SLACK.
+	 */
+	__u32 uaccess_slack;
 };
 
 /*
