@@ -119,8 +119,10 @@ def config_settings(ctx, frags: List[str]):
     return setting, origin
 
 
-def verify_config(ctx, t: Target, cfg: str, frags: List[str]):
-    """Every option the fragments ask for must be in .config as asked."""
+def verify_config(ctx, t: Target, cfg: str, frags: List[str], src: str = ""):
+    """Every option the fragments ask for must be in .config as asked; for
+    one that olddefconfig turned off, say what it depends on (in SRC's
+    Kconfig files) and which of those symbols this .config lacks."""
     setting, origin = config_settings(ctx, frags)
     lines = set(core.read(cfg).splitlines())
     names = {line.split("=", 1)[0] for line in lines if line.startswith("CONFIG_")}
@@ -128,12 +130,62 @@ def verify_config(ctx, t: Target, cfg: str, frags: List[str]):
     for name, line in setting.items():
         present = line in lines if line.startswith("CONFIG_") else name not in names
         if not present:
-            dropped.append(f"{line} ({origin[name]})")
+            why = ""
+            if src and line.startswith("CONFIG_") and name not in names:
+                why = "".join(f"; depends on {expr} ({path})" +
+                              (f": {', '.join(unmet)} here" if unmet else "")
+                              for path, expr, unmet in unmet_depends(src, name[7:], names))
+            dropped.append(f"{line} ({origin[name]}){why}")
     if dropped:
         for d in dropped:
             core.err(f"  {d}")
         core.die(f"{t.name}: olddefconfig dropped or changed the options above "
                  f"(missing dependencies?); see {cfg}")
+
+
+KCONFIG_BLOCK_END = re.compile(r"^(config|menuconfig|choice|endchoice|menu|endmenu|if|endif|"
+                               r"source|comment|mainmenu)\b")
+
+
+def kconfig_depends(src: str, sym: str) -> List[tuple]:
+    """(Kconfig file relative to SRC, expression) for each 'depends on' of
+    SYM's definitions: the direct ones, not those of an enclosing if or
+    menu."""
+    found = []
+    head = re.compile(r"^\s*(menu)?config\s+" + re.escape(sym) + r"\s*$")
+    for root, dirs, files in os.walk(src):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in ("Documentation", "tools")]
+        for f in files:
+            if not f.startswith("Kconfig"):
+                continue
+            path = os.path.join(root, f)
+            inside = False
+            for line in core.read(path, "").replace("\\\n", " ").splitlines():
+                if head.match(line):
+                    inside = True
+                    continue
+                stripped = line.strip()
+                if inside and KCONFIG_BLOCK_END.match(stripped):
+                    inside = False
+                if inside and stripped.startswith("depends on "):
+                    found.append((os.path.relpath(path, src),
+                                  " ".join(stripped[len("depends on "):].split())))
+    return found
+
+
+def unmet_depends(src: str, sym: str, names) -> List[tuple]:
+    """kconfig_depends() with the symbols each expression needs and
+    .config (NAMES: the CONFIG_ names set) lacks, or has where the
+    expression wants it off (!SYM)."""
+    out = []
+    for path, expr in kconfig_depends(src, sym):
+        unmet = []
+        for neg, name in re.findall(r"(!?)\s*\b([A-Z][A-Z0-9_]*)\b", expr):
+            is_set = "CONFIG_" + name in names
+            if (neg and is_set) or (not neg and not is_set):
+                unmet.append(f"{name} {'set' if is_set else 'unset'}")
+        out.append((path, expr, unmet))
+    return out
 
 
 def allno_config(t: Target) -> str:
@@ -204,7 +256,7 @@ def configure_kernel(ctx, t: Target, frags: List[str], src: str, src_key: str):
             run_logged(olddef, log, "", append=True)
         except StageFailed as e:
             raise StageFailed(f"{t.name}: make olddefconfig failed", e.log) from None
-        verify_config(ctx, t, cfg, frags)
+        verify_config(ctx, t, cfg, frags, src)
         return f"allnoconfig + {len(frags)} fragments, verified"
 
     return Stage(ctx, "config", key=key, stamp=os.path.join(t.work, "stamp.config"),

@@ -458,6 +458,35 @@ class Config(unittest.TestCase):
                               "  # CONFIG_C is not set (a.config)",
                               "  CONFIG_D=m (b.config)"])
 
+    def test_a_dropped_option_names_its_dependencies_and_what_is_unset(self):
+        with tempfile.TemporaryDirectory() as d:
+            src = os.path.join(d, "linux")
+            os.makedirs(os.path.join(src, "lib"))
+            os.makedirs(os.path.join(src, "tools"))
+            core.write(os.path.join(src, "lib", "Kconfig.kcsan"),
+                       "menuconfig KCSAN\n\tbool \"KCSAN\"\n"
+                       "\tdepends on HAVE_ARCH_KCSAN && \\\n\t\tHAVE_KCSAN_COMPILER\n"
+                       "\tdepends on DEBUG_KERNEL && !KASAN\n"
+                       "\tselect STACKTRACE\n\nif KCSAN\n"
+                       "config KCSAN_VERBOSE\n\tdepends on PROVE_LOCKING\nendif\n")
+            # not a definition the kernel's Kconfig reads
+            core.write(os.path.join(src, "tools", "Kconfig"), "config KCSAN\n\tdepends on X\n")
+            frag, cfg = os.path.join(d, "add.config"), os.path.join(d, ".config")
+            core.write(frag, "CONFIG_KCSAN=y\n")
+            core.write(cfg, "CONFIG_HAVE_ARCH_KCSAN=y\nCONFIG_HAVE_KCSAN_COMPILER=y\n"
+                       "CONFIG_KASAN=y\n# CONFIG_DEBUG_KERNEL is not set\n")
+            ctx = core.Ctx(repo=d, cache=d)
+            t = target.load(ctx, "x86_64")
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), \
+                    self.assertRaisesRegex(core.Failure, "olddefconfig dropped"):
+                build.verify_config(ctx, t, cfg, [frag], src)
+            self.assertEqual(err.getvalue().splitlines(), [
+                "  CONFIG_KCSAN=y (add.config)"
+                "; depends on HAVE_ARCH_KCSAN && HAVE_KCSAN_COMPILER (lib/Kconfig.kcsan)"
+                "; depends on DEBUG_KERNEL && !KASAN (lib/Kconfig.kcsan): "
+                "DEBUG_KERNEL unset, KASAN set here"])
+
 
 if __name__ == "__main__":
     unittest.main()
