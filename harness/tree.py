@@ -178,12 +178,38 @@ def am_series(ctx, pristine: str, tid: str, patches: List[str]):
             core.die(f"patch {ctx.rel(p)} does not apply to the pristine tree:\n{why}")
 
 
+def changed_paths(ctx, a: str, b: str) -> List[str]:
+    """The files whose content differs between commits A and B."""
+    out = core.git(ctx.tree, "diff", "--no-renames", "--name-only", "-z", a, b)
+    return [p for p in out.split("\0") if p]
+
+
 def apply_series(ctx, pristine: str, tid: str):
+    """kernel-patches/ on PRISTINE.  A file the series leaves as it was
+    keeps its modification time: re-applying rewrites every file the old
+    series touched, and make would rebuild them all for a change to the
+    patches' messages alone."""
+    old = head(ctx)
+    kept = {}
+    for rel in changed_paths(ctx, pristine, old):
+        try:
+            kept[rel] = os.stat(os.path.join(ctx.tree, rel)).st_mtime_ns
+        except FileNotFoundError:
+            pass
     core.git(ctx.tree, "reset", "-q", "--hard", pristine)
     am_series(ctx, pristine, tid, fixes_patches(ctx))
     core.git(ctx.tree, "tag", "-f", FIXES_TAG)
     am_series(ctx, pristine, tid, procfs_patches(ctx))
-    state_write(ctx, tid, series_id(ctx), head(ctx))
+    new = head(ctx)
+    differ = set(changed_paths(ctx, old, new))
+    for rel, mtime in kept.items():
+        path = os.path.join(ctx.tree, rel)
+        if rel not in differ and os.path.isfile(path) and not os.path.islink(path):
+            os.utime(path, ns=(mtime, mtime))
+    # The index's stat data, to the times restored: a later reset --hard
+    # rewrites a file whose stat data disagrees with the index.
+    core.ok(["git", "-C", ctx.tree, "update-index", "-q", "--refresh"])
+    state_write(ctx, tid, series_id(ctx), new)
 
 
 def extract_tree(ctx, tid: str):

@@ -153,3 +153,83 @@ class KconfigTemporaries(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class SeriesReapplied(unittest.TestCase):
+    """Re-applying kernel-patches/ leaves the files whose content comes
+    out the same with their old modification times, so that make rebuilds
+    nothing for a change to the patches' messages."""
+
+    def git(self, repo, *args):
+        import subprocess
+        return subprocess.run(["git", "-C", repo, "-c", "user.name=t", "-c", "user.email=t@t",
+                               *args], check=True, capture_output=True, text=True).stdout
+
+    def patch(self, d, name, path, text, msg):
+        """A patch, made in a scratch clone of the tree at pristine."""
+        import shutil
+        work = os.path.join(d, "scratch")
+        shutil.rmtree(work, ignore_errors=True)
+        self.git(d, "clone", "-q", self.tree, work)
+        self.git(work, "checkout", "-q", "pristine")
+        with open(os.path.join(work, path), "w") as fh:
+            fh.write(text)
+        self.git(work, "commit", "-q", "-am", msg)
+        out = os.path.join(d, name)
+        with open(out, "w") as fh:
+            fh.write(self.git(work, "format-patch", "-1", "--stdout"))
+        return out
+
+    def test_unchanged_content_keeps_its_mtime(self):
+        from unittest import mock
+
+        from harness import core, tree
+
+        with tempfile.TemporaryDirectory() as d:
+            ctx = core.Ctx(cache_root=os.path.join(d, "cache"))
+            ctx.use_base("6.12")
+            self.tree = ctx.tree
+            os.makedirs(ctx.tree)
+            self.git(ctx.tree, "init", "-q", "-b", "setfs")
+            for f in ("a.c", "b.c", "c.c"):
+                with open(os.path.join(ctx.tree, f), "w") as fh:
+                    fh.write(f + "\n")
+            self.git(ctx.tree, "add", ".")
+            self.git(ctx.tree, "commit", "-q", "-m", "pristine")
+            self.git(ctx.tree, "tag", "pristine")
+            pristine = tree.head(ctx)
+            p1 = self.patch(d, "1.patch", "a.c", "a2\n", "a: one")
+            p2 = self.patch(d, "2.patch", "b.c", "b2\n", "b: one")
+            env = {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+            old = 1_000_000_000 * 10**9
+
+            def apply(fixes, procfs):
+                with mock.patch.object(tree, "fixes_patches", return_value=fixes), \
+                        mock.patch.object(tree, "procfs_patches", return_value=procfs), \
+                        mock.patch.object(tree, "series_id", return_value="s"), \
+                        mock.patch.dict(os.environ, env):
+                    tree.apply_series(ctx, pristine, "tid")
+
+            def mtimes():
+                return {f: os.stat(os.path.join(ctx.tree, f)).st_mtime_ns
+                        for f in ("a.c", "b.c", "c.c")}
+
+            apply([p1], [p2])
+            for f in ("a.c", "b.c", "c.c"):
+                os.utime(os.path.join(ctx.tree, f), ns=(old, old))
+            self.git(ctx.tree, "update-index", "-q", "--refresh")
+            # the messages change, the content does not: nothing is newer
+            apply([self.patch(d, "1b.patch", "a.c", "a2\n", "a: one, said better")],
+                  [self.patch(d, "2b.patch", "b.c", "b2\n", "b: one, said better")])
+            self.assertEqual(mtimes(), {"a.c": old, "b.c": old, "c.c": old})
+            self.assertIn("said better", self.git(ctx.tree, "log", "-1", "--format=%s"))
+            # b.c's content changes: it alone is newer
+            apply([p1], [self.patch(d, "2c.patch", "b.c", "b3\n", "b: two")])
+            got = mtimes()
+            self.assertEqual((got["a.c"], got["c.c"]), (old, old))
+            self.assertGreater(got["b.c"], old)
+            with open(os.path.join(ctx.tree, "b.c")) as fh:
+                self.assertEqual(fh.read(), "b3\n")
+            # a.c's patch dropped: back to pristine content, so newer
+            apply([], [p2])
+            self.assertGreater(mtimes()["a.c"], old)
