@@ -127,14 +127,17 @@ def verify_config(ctx, t: Target, cfg: str, frags: List[str], src: str = ""):
     lines = set(core.read(cfg).splitlines())
     names = {line.split("=", 1)[0] for line in lines if line.startswith("CONFIG_")}
     dropped = []
+    index = None
     for name, line in setting.items():
         present = line in lines if line.startswith("CONFIG_") else name not in names
         if not present:
             why = ""
             if src and line.startswith("CONFIG_") and name not in names:
+                if index is None:
+                    index = kconfig_index(src, t.linux_arch)
                 why = "".join(f"; depends on {expr} ({path})" +
                               (f": {', '.join(unmet)} here" if unmet else "")
-                              for path, expr, unmet in unmet_depends(src, name[7:], names))
+                              for path, expr, unmet in unmet_depends(index, name[7:], names))
             dropped.append(f"{line} ({origin[name]}){why}")
     if dropped:
         for d in dropped:
@@ -147,43 +150,68 @@ KCONFIG_BLOCK_END = re.compile(r"^(config|menuconfig|choice|endchoice|menu|endme
                                r"source|comment|mainmenu)\b")
 
 
-def kconfig_depends(src: str, sym: str) -> List[tuple]:
-    """(Kconfig file relative to SRC, expression) for each 'depends on' of
-    SYM's definitions: the direct ones, not those of an enclosing if or
-    menu."""
-    found = []
-    head = re.compile(r"^\s*(menu)?config\s+" + re.escape(sym) + r"\s*$")
+def kconfig_index(src: str, linux_arch: str) -> Dict[str, List[tuple]]:
+    """Each symbol's direct 'depends on' expressions, as (Kconfig file
+    relative to SRC, expression), from the Kconfig files the kernel reads
+    for LINUX_ARCH: arch/LINUX_ARCH and the rest of the tree but other
+    architectures, tools/ and Documentation/.  Not those of an enclosing
+    if or menu; comments and continuation lines handled."""
+    index: Dict[str, List[tuple]] = {}
+    head = re.compile(r"^\s*(?:menu)?config\s+([A-Za-z0-9_]+)\s*$")
     for root, dirs, files in os.walk(src):
-        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in ("Documentation", "tools")]
+        rel_root = os.path.relpath(root, src)
+        dirs[:] = [d for d in dirs if not d.startswith(".")
+                   and not (rel_root == "." and d in ("Documentation", "tools"))
+                   and not (rel_root == "arch" and d != linux_arch)]
         for f in files:
             if not f.startswith("Kconfig"):
                 continue
             path = os.path.join(root, f)
-            inside = False
+            sym = None
             for line in core.read(path, "").replace("\\\n", " ").splitlines():
-                if head.match(line):
-                    inside = True
+                line = line.split("#", 1)[0]
+                m = head.match(line)
+                if m:
+                    sym = m.group(1)
                     continue
                 stripped = line.strip()
-                if inside and KCONFIG_BLOCK_END.match(stripped):
-                    inside = False
-                if inside and stripped.startswith("depends on "):
-                    found.append((os.path.relpath(path, src),
-                                  " ".join(stripped[len("depends on "):].split())))
-    return found
+                if sym and KCONFIG_BLOCK_END.match(stripped):
+                    sym = None
+                if sym and stripped.startswith("depends on "):
+                    entry = (os.path.relpath(path, src),
+                             " ".join(stripped[len("depends on "):].split()))
+                    if entry not in index.setdefault(sym, []):
+                        index[sym].append(entry)
+    return index
 
 
-def unmet_depends(src: str, sym: str, names) -> List[tuple]:
-    """kconfig_depends() with the symbols each expression needs and
+def kconfig_symbols(expr: str) -> List[tuple]:
+    """The symbols EXPR needs set (False) or unset (True, after a '!'),
+    leaving out what the names alone cannot tell: operands of = and !=,
+    and anything inside a negated group."""
+    expr = re.sub(r"[A-Za-z0-9_]+\s*!?=\s*[A-Za-z0-9_\"]+", " ", expr)
+    while True:
+        out = re.sub(r"!\s*\([^()]*\)", " ", expr)
+        if out == expr:
+            break
+        expr = out
+    return [(neg == "!", name) for neg, name in re.findall(r"(!?)\s*([A-Za-z0-9_]+)", expr)
+            if name not in ("y", "m", "n")]
+
+
+def unmet_depends(index: Dict[str, List[tuple]], sym: str, names) -> List[tuple]:
+    """SYM's kconfig_index() entries with the symbols each names that
     .config (NAMES: the CONFIG_ names set) lacks, or has where the
-    expression wants it off (!SYM)."""
+    expression wants them off (!SYM)."""
     out = []
-    for path, expr in kconfig_depends(src, sym):
+    for path, expr in index.get(sym, []):
         unmet = []
-        for neg, name in re.findall(r"(!?)\s*\b([A-Z][A-Z0-9_]*)\b", expr):
+        for neg, name in kconfig_symbols(expr):
             is_set = "CONFIG_" + name in names
-            if (neg and is_set) or (not neg and not is_set):
-                unmet.append(f"{name} {'set' if is_set else 'unset'}")
+            if neg == is_set:
+                note = f"{name} {'set' if is_set else 'unset'}"
+                if note not in unmet:
+                    unmet.append(note)
         out.append((path, expr, unmet))
     return out
 
@@ -478,41 +506,71 @@ def qemu_dir(ctx, t: Target) -> str:
     return os.path.join(ctx.cache_root, "qemu", f"{t.rec.qemu['suite']}-{t.rec.arch['qemu']}")
 
 
+def qemu_data_dir(ctx, t: Target) -> str:
+    """The firmware directory of T's qemu.suite QEMU (its -L)."""
+    return os.path.join(qemu_dir(ctx, t), "usr", "share", "qemu")
+
+
+def qemu_package(t: Target) -> str:
+    """The Debian package with T's QEMU binary: qemu.package, or
+    qemu-system-ARCH (s390x's in Debian 13 and its backports)."""
+    return t.rec.qemu["package"] or t.qemu
+
+
 def qemu_program(ctx, t: Target) -> List[str]:
     """QEMU as a command's first words: the host's qemu-system-ARCH, or,
-    for a record with qemu.suite, that suite's binary and its data
-    directory (-L), where fetch_qemu() puts them.  Nothing checked."""
+    for a record with qemu.suite, that suite's binary with its data
+    directory (-L) and a module directory of its own (QEMU_MODULE_DIR: the
+    host's modules are built for the host's QEMU, and the suite's packages
+    bring none), where fetch_qemu() puts them.  Nothing checked."""
     if not t.rec.qemu["suite"]:
         return [t.qemu]
     d = qemu_dir(ctx, t)
-    return [os.path.join(d, "usr", "bin", t.qemu), "-L", os.path.join(d, "usr", "share", "qemu")]
+    return ["env", f"QEMU_MODULE_DIR={os.path.join(d, 'modules')}",
+            os.path.join(d, "usr", "bin", t.qemu), "-L", qemu_data_dir(ctx, t)]
+
+
+def host_codename() -> str:
+    """The host's Debian codename (/etc/os-release), or ''."""
+    for line in core.read("/etc/os-release", "").splitlines():
+        if line.startswith("VERSION_CODENAME="):
+            return line.split("=", 1)[1].strip().strip('"')
+    return ""
 
 
 def fetch_qemu(ctx, t: Target) -> List[str]:
     """qemu_program(), once it exists: for a record with qemu.suite, Debian
-    SUITE's qemu-system-ARCH and qemu-system-data for the host, downloaded
-    and unpacked into the cache (never installed), the host packages its
-    binary depends on installed, and the binary asked for its version."""
+    SUITE's QEMU package (qemu_package()) and qemu-system-data for the
+    host, downloaded and unpacked into the cache (never installed), the
+    host packages its binary depends on installed, and the binary asked
+    for its version.  SUITE must be built for the host's release
+    (bookworm-backports on bookworm)."""
     prog = qemu_program(ctx, t)
     suite = t.rec.qemu["suite"]
     if not suite:
         return prog
     d = qemu_dir(ctx, t)
-    stamp = os.path.join(d, "version")
-    if os.path.isfile(stamp):
+    binary = prog[2]
+    if os.path.isfile(os.path.join(d, "version")) and os.access(binary, os.X_OK):
         return prog
+    codename = host_codename()
+    if suite.split("-")[0] != codename:
+        core.die(f"{t.name}: qemu.suite {suite} is built for Debian {suite.split('-')[0]}, "
+                 f"and this host is {codename or 'not Debian'} (/etc/os-release): name this "
+                 f"release's suite in {t.rec.path}, or drop qemu.suite if the host's QEMU has "
+                 "what the record's comment says it needs")
     host = core.output(["dpkg", "--print-architecture"])
-    pkgs = [t.qemu, "qemu-system-data"]
+    pkgs = [qemu_package(t), "qemu-system-data"]
     for p in (d, d + ".deb"):
         shutil.rmtree(p, ignore_errors=True)
     os.makedirs(d + ".deb")
     core.info(f"downloading {' '.join(pkgs)} ({host}) from Debian {suite}")
     apt_download(ctx, suite, host, pkgs, d + ".deb")
     debs = sorted(os.listdir(d + ".deb"))
-    main = [f for f in debs if f.startswith(t.qemu + "_") and f.endswith(".deb")]
+    main = [f for f in debs if f.startswith(pkgs[0] + "_") and f.endswith(".deb")]
     if not main or len(debs) != len(pkgs):
         core.die(f"{t.name}: Debian {suite} gave {debs or 'nothing'} for {' '.join(pkgs)}")
-    # The libraries it links with come from the host's suite.
+    # The libraries it links with come from the host's release.
     depends = core.output(["dpkg-deb", "-f", os.path.join(d + ".deb", main[0]), "Depends"])
     core.ensure_pkgs(ctx, libraries(depends))
     tmp = d + ".x"
@@ -520,14 +578,18 @@ def fetch_qemu(ctx, t: Target) -> List[str]:
     for deb in debs:
         core.run(["dpkg-deb", "-x", os.path.join(d + ".deb", deb), tmp], check=True)
     shutil.rmtree(d + ".deb", ignore_errors=True)
+    if not os.access(os.path.join(tmp, "usr", "bin", t.qemu), os.X_OK):
+        shutil.rmtree(tmp, ignore_errors=True)
+        core.die(f"{t.name}: {pkgs[0]} from Debian {suite} has no /usr/bin/{t.qemu} "
+                 f"(qemu.package in {t.rec.path} names the package that has it)")
     os.rename(tmp, d)
     r = core.run([*prog, "--version"], capture=True)
     if r.returncode != 0:
         shutil.rmtree(d, ignore_errors=True)
-        core.die(f"{t.name}: {prog[0]} from Debian {suite} does not run here: "
+        core.die(f"{t.name}: {binary} from Debian {suite} does not run here: "
                  f"{(r.stderr or r.stdout or '').strip()[-300:]}")
     version = r.stdout.splitlines()[0] if r.stdout else "?"
-    core.write(stamp, version + "\n")
+    core.write(os.path.join(d, "version"), version + "\n")
     core.info(f"{t.name}: {version}")
     return prog
 

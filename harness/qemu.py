@@ -81,7 +81,7 @@ def check_firmware(ctx: core.Ctx, t: Target):
         return
     dirs = ["/usr/share/qemu", "/usr/share/seabios", "/usr/lib/ipxe/qemu"]
     if t.rec.qemu["suite"]:
-        dirs = [build.qemu_program(ctx, t)[-1]]
+        dirs = [build.qemu_data_dir(ctx, t)]
     for d in dirs:
         if os.path.isfile(os.path.join(d, fw)):
             return
@@ -109,10 +109,17 @@ def command(ctx: core.Ctx, t: Target, mode: str, acc: str) -> List[str]:
     return command_line(ctx, t, mode, acc)
 
 
-def shell(ctx: core.Ctx, t: Target) -> int:
-    acc = accel(ctx, t)
-    cmd = command(ctx, t, "shell", acc)
+def ready(ctx: core.Ctx, t: Target) -> str:
+    """T's QEMU fetched and its firmware found, before the KVM probe (which
+    would boot without them and cache "tcg"): the accelerator."""
+    build.fetch_qemu(ctx, t)
     check_firmware(ctx, t)
+    return accel(ctx, t)
+
+
+def shell(ctx: core.Ctx, t: Target) -> int:
+    acc = ready(ctx, t)
+    cmd = command(ctx, t, "shell", acc)
     core.info(f"booting {t.name} ({acc}); leave the shell with 'exit' or Ctrl-A x")
     return subprocess.run(cmd + ["-serial", "mon:stdio"]).returncode
 
@@ -131,9 +138,8 @@ class Guest:
 
 def start(ctx: core.Ctx, t: Target, mode: str = "test", console: str = "") -> Guest:
     """Start T's guest in the background; finish() waits for it."""
-    acc = accel(ctx, t)
+    acc = ready(ctx, t)
     cmd = command(ctx, t, mode, acc)
-    check_firmware(ctx, t)
     log = console or os.path.join(t.work, "console.log")
     if os.path.lexists(log):
         os.unlink(log)

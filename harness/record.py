@@ -120,6 +120,9 @@ SCHEMA = {
         # qemu-system-ARCH and qemu-system-data, unpacked into the cache
         # and run with -L, never installed
         "suite": Field(str, default="", pattern=re.compile(r"^([a-z]+(-[a-z]+)?)?$")),
+        # the package with qemu-system-ARCH in that suite, when it is not
+        # named so (x86_64's is qemu-system-x86); only with suite
+        "package": Field(str, default="", pattern=re.compile(r"^(qemu-system-[a-z0-9]+)?$")),
     },
     "guest": {
         # paging and task_size_max: required unless kind = "builtin"
@@ -259,6 +262,8 @@ def parse(name, text, path="<record>"):
             raise RecordError(f"{path}: test_debug: a distro kernel has no debug flavour")
     if out["kernel"]["kernel_of"] == name:
         raise RecordError(f"{path}: kernel.kernel_of: names this record itself")
+    if out["qemu"]["package"] and not out["qemu"]["suite"]:
+        raise RecordError(f"{path}: qemu.package: only with qemu.suite")
     if top["default"] and not top["test"]:
         raise RecordError(f"{path}: test: a default target must also be in test")
     if not top["ci"] and (top["default"] or not top["test"]):

@@ -4,10 +4,13 @@ valid, a bad one is refused naming its file and field, and a tree is
 checked against its record's version."""
 
 import os
+import shutil
+import subprocess
 import tempfile
 import unittest
+from unittest import mock
 
-from harness import base
+from harness import base, core, tree
 
 GOOD = """
 [source]
@@ -91,10 +94,6 @@ class TreeOfTheWrongVersion(unittest.TestCase):
     line naming the field, and the prepared tree stays as it was."""
 
     def test_refused_and_nothing_touched(self):
-        import subprocess
-
-        from harness import core, tree
-
         with tempfile.TemporaryDirectory() as d:
             src = os.path.join(d, "src", "linux-source-6.12")
             os.makedirs(src)
@@ -121,10 +120,6 @@ class KconfigTemporaries(unittest.TestCase):
     guard removes them and reports only what is somebody's."""
 
     def test_only_real_work_is_reported(self):
-        import subprocess
-
-        from harness import core, tree
-
         with tempfile.TemporaryDirectory() as d:
             ctx = core.Ctx(cache_root=os.path.join(d, "cache"))
             ctx.use_base("6.12")
@@ -151,23 +146,17 @@ class KconfigTemporaries(unittest.TestCase):
                 self.assertIn(name, what)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class SeriesReapplied(unittest.TestCase):
     """Re-applying kernel-patches/ leaves the files whose content comes
     out the same with their old modification times, so that make rebuilds
     nothing for a change to the patches' messages."""
 
     def git(self, repo, *args):
-        import subprocess
         return subprocess.run(["git", "-C", repo, "-c", "user.name=t", "-c", "user.email=t@t",
                                *args], check=True, capture_output=True, text=True).stdout
 
     def patch(self, d, name, path, text, msg):
         """A patch, made in a scratch clone of the tree at pristine."""
-        import shutil
         work = os.path.join(d, "scratch")
         shutil.rmtree(work, ignore_errors=True)
         self.git(d, "clone", "-q", self.tree, work)
@@ -181,10 +170,6 @@ class SeriesReapplied(unittest.TestCase):
         return out
 
     def test_unchanged_content_keeps_its_mtime(self):
-        from unittest import mock
-
-        from harness import core, tree
-
         with tempfile.TemporaryDirectory() as d:
             ctx = core.Ctx(cache_root=os.path.join(d, "cache"))
             ctx.use_base("6.12")
@@ -233,3 +218,7 @@ class SeriesReapplied(unittest.TestCase):
             # a.c's patch dropped: back to pristine content, so newer
             apply([], [p2])
             self.assertGreater(mtimes()["a.c"], old)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -8,6 +8,7 @@ import dataclasses
 import hashlib
 import io
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -458,6 +459,19 @@ class Config(unittest.TestCase):
                               "  # CONFIG_C is not set (a.config)",
                               "  CONFIG_D=m (b.config)"])
 
+    def test_kconfig_symbols_leave_out_what_names_alone_cannot_tell(self):
+        self.assertEqual(build.kconfig_symbols("A && !B && !(C || D) && E != m && F=y && 64BIT"),
+                         [(False, "A"), (True, "B"), (False, "64BIT")])
+
+    def test_kconfig_index_reads_only_the_target_s_architecture(self):
+        with tempfile.TemporaryDirectory() as src:
+            for arch, dep in (("x86", "X86_64 # a comment WRITE_ONCE"), ("s390", "S390")):
+                os.makedirs(os.path.join(src, "arch", arch))
+                core.write(os.path.join(src, "arch", arch, "Kconfig"),
+                           f"config NUMA\n\tdepends on {dep}\n")
+            self.assertEqual(build.kconfig_index(src, "x86"),
+                             {"NUMA": [("arch/x86/Kconfig", "X86_64")]})
+
     def test_a_dropped_option_names_its_dependencies_and_what_is_unset(self):
         with tempfile.TemporaryDirectory() as d:
             src = os.path.join(d, "linux")
@@ -487,9 +501,6 @@ class Config(unittest.TestCase):
                 "; depends on DEBUG_KERNEL && !KASAN (lib/Kconfig.kcsan): "
                 "DEBUG_KERNEL unset, KASAN set here"])
 
-
-if __name__ == "__main__":
-    unittest.main()
 
 
 class FixtureList(unittest.TestCase):
@@ -717,6 +728,7 @@ class QemuFromSuite(unittest.TestCase):
     def deb(self, dest, name, files, depends=""):
         """A .deb named NAME holding FILES (path: (text, mode))."""
         root = os.path.join(self.tmp, "src-" + name)
+        shutil.rmtree(root, ignore_errors=True)
         os.makedirs(os.path.join(root, "DEBIAN"))
         control = (f"Package: {name}\nVersion: 1:10.0\nArchitecture: all\n"
                    f"Maintainer: t <t@t>\nDescription: t\n")
@@ -748,12 +760,22 @@ class QemuFromSuite(unittest.TestCase):
                                          "qemu-system-common (= 1:10.0), libc6:any"),
                          ["libaio1", "libfoo2", "libc6"])
 
+    def fetch(self, script, **kw):
+        """fetch_qemu() with apt and the host's release faked."""
+        with mock.patch.object(build, "apt_download",
+                               side_effect=kw.get("download", self.fake_download(script))), \
+                mock.patch.object(build, "host_codename", return_value=kw.get("host", "bookworm")), \
+                mock.patch.object(build.core, "ensure_pkgs"), quiet():
+            return build.fetch_qemu(self.ctx, self.t)
+
     def test_fetched_once_with_its_data_directory_and_libraries(self):
         d = build.qemu_dir(self.ctx, self.t)
-        want = [os.path.join(d, "usr/bin/qemu-system-s390x"), "-L", os.path.join(d, "usr/share/qemu")]
+        want = ["env", f"QEMU_MODULE_DIR={d}/modules", os.path.join(d, "usr/bin/qemu-system-s390x"),
+                "-L", os.path.join(d, "usr/share/qemu")]
         self.assertEqual(build.qemu_program(self.ctx, self.t), want)
         script = "#!/bin/sh\necho 'QEMU emulator version 10.0.2'\n"
         with mock.patch.object(build, "apt_download", side_effect=self.fake_download(script)) as dl, \
+                mock.patch.object(build, "host_codename", return_value="bookworm"), \
                 mock.patch.object(build.core, "ensure_pkgs") as pkgs, quiet():
             self.assertEqual(build.fetch_qemu(self.ctx, self.t), want)
             self.assertEqual(build.fetch_qemu(self.ctx, self.t), want)
@@ -765,12 +787,48 @@ class QemuFromSuite(unittest.TestCase):
 
     def test_a_binary_that_does_not_run_is_an_error_and_not_kept(self):
         script = "#!/bin/sh\necho 'error while loading shared libraries: libx.so.1' >&2\nexit 127\n"
-        with mock.patch.object(build, "apt_download", side_effect=self.fake_download(script)), \
-                mock.patch.object(build.core, "ensure_pkgs"), quiet():
-            with self.assertRaisesRegex(core.Failure, "does not run here: .*libx.so.1"):
-                build.fetch_qemu(self.ctx, self.t)
+        with self.assertRaisesRegex(core.Failure, "does not run here: .*libx.so.1"):
+            self.fetch(script)
         self.assertFalse(os.path.exists(build.qemu_dir(self.ctx, self.t)))
+
+    def test_an_interrupted_fetch_is_done_again(self):
+        """A directory without its version stamp (a run killed while it
+        unpacked) or without its binary is not used."""
+        d = build.qemu_dir(self.ctx, self.t)
+        os.makedirs(os.path.join(d, "usr", "bin"))
+        script = "#!/bin/sh\necho 'QEMU emulator version 10.0.2'\n"
+        self.fetch(script)
+        self.assertTrue(os.access(os.path.join(d, "usr/bin/qemu-system-s390x"), os.X_OK))
+        os.unlink(os.path.join(d, "usr/bin/qemu-system-s390x"))
+        self.fetch(script)
+        self.assertTrue(os.access(os.path.join(d, "usr/bin/qemu-system-s390x"), os.X_OK))
+
+    def test_a_suite_of_another_release_is_refused(self):
+        with self.assertRaisesRegex(core.Failure, "qemu.suite bookworm-backports is built for "
+                                    "Debian bookworm, and this host is trixie"):
+            self.fetch("", host="trixie")
+        self.assertFalse(os.path.exists(build.qemu_dir(self.ctx, self.t)))
+
+    def test_the_wrong_packages_are_an_error(self):
+        def download(ctx, suite, arch, pkgs, dest):
+            self.deb(dest, "qemu-system-data", {"usr/share/qemu/x": ("x", 0o644)})
+        with self.assertRaisesRegex(core.Failure, r"gave \['qemu-system-data_10.0_all.deb'\]"):
+            self.fetch("", download=download)
+
+    def test_firmware_is_looked_for_in_the_suite_s_data_directory(self):
+        from harness import qemu
+        rec = dataclasses.replace(self.t.rec, qemu={**self.t.rec.qemu, "firmware": "s390-ccw.img"})
+        t = dataclasses.replace(self.t, rec=rec)
+        with self.assertRaisesRegex(core.Failure, "s390-ccw.img not found in "
+                                    + re.escape(build.qemu_data_dir(self.ctx, t))):
+            qemu.check_firmware(self.ctx, t)
+        self.fetch("#!/bin/sh\necho 'QEMU emulator version 10.0.2'\n")
+        qemu.check_firmware(self.ctx, t)
 
     def test_the_host_qemu_without_a_suite(self):
         t = target.load(self.ctx, "x86_64")
         self.assertEqual(build.fetch_qemu(self.ctx, t), ["qemu-system-x86_64"])
+
+
+if __name__ == "__main__":
+    unittest.main()
