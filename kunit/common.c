@@ -218,8 +218,10 @@ u64 setfs_kunit_load(const void *p, size_t size)
  * switch_mm_irqs_off() sets the user ASCE, a kthread does not switch).  A
  * copy from it may read, and a copy to it may write, that process's
  * memory, depending on what ran before.  kunit_vm_mmap() attaches a new
- * mm to the case's thread (one anonymous page, far from the kernel's
- * addresses), so that the number names nothing and the copies fault.
+ * mm to the case's thread with one anonymous PROT_NONE page (just below
+ * the mmap base, which on s390 is in the range of the kernel's own
+ * addresses), so that the number names nothing accessible and the copies
+ * fault.
  * Elsewhere the kernel address is refused by access_ok() (or, without an
  * MMU, copied), whatever the mm: nothing to do.
  */
@@ -230,9 +232,9 @@ void setfs_kunit_own_user_space(struct kunit *test)
 
 	if (!SETFS_SEPARATE_USER_SPACE)
 		return;
-	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ,
+	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_NONE,
 			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_OR_NULL((void *)addr),
+	KUNIT_ASSERT_FALSE_MSG(test, !addr || IS_ERR_VALUE(addr),
 			       "kunit_vm_mmap(): %ld", (long)addr);
 #else
 	if (SETFS_SEPARATE_USER_SPACE)

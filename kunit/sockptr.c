@@ -24,13 +24,12 @@
 #define SETFS_SP_FILL	0xa5
 
 /*
- * A kernel address wrapped as a user pointer: refused, unless nommu.  The
- * case gets a user address space of its own first, where that is a
- * separate one (setfs_kunit_own_user_space()).
+ * A kernel address wrapped as a user pointer: refused, unless nommu.  Each
+ * case has a user address space of its own where that is a separate one
+ * (the suite's init, setfs_kunit_own_user_space()).
  */
-static sockptr_t setfs_user_sockptr(struct kunit *test, void *kernel_address)
+static sockptr_t setfs_user_sockptr(void *kernel_address)
 {
-	setfs_kunit_own_user_space(test);
 	return USER_SOCKPTR((void __force __user *)kernel_address);
 }
 
@@ -54,7 +53,7 @@ static void setfs_sockptr_kind(struct kunit *test)
 	const struct setfs_sockptr_kind_case *c = test->param_value;
 	static u8 buf[SETFS_SP_BUF];
 	void *p = c->null ? NULL : buf;
-	sockptr_t sp = c->user ? setfs_user_sockptr(test, p) : KERNEL_SOCKPTR(p);
+	sockptr_t sp = c->user ? setfs_user_sockptr(p) : KERNEL_SOCKPTR(p);
 
 	KUNIT_EXPECT_EQ(test, sockptr_is_kernel(sp), !c->user);
 	KUNIT_EXPECT_EQ(test, sockptr_is_null(sp), c->null);
@@ -109,7 +108,7 @@ static void setfs_sockptr_copy(struct kunit *test)
 	for (i = 0; i < SETFS_SP_BUF; i++)
 		src[i] = i;
 	memset(dst, SETFS_SP_FILL, SETFS_SP_BUF);
-	sp = c->user ? setfs_user_sockptr(test, sp_buf) : KERNEL_SOCKPTR(sp_buf);
+	sp = c->user ? setfs_user_sockptr(sp_buf) : KERNEL_SOCKPTR(sp_buf);
 
 	if (c->to)
 		ret = copy_to_sockptr_offset(sp, c->offset, local, c->size);
@@ -153,7 +152,7 @@ static void setfs_sockptr_copy_safe(struct kunit *test)
 	const struct setfs_sockptr_safe_case *c = test->param_value;
 	u8 src[SETFS_SP_BUF] = "sockptr source bytes";
 	u8 dst[SETFS_SP_BUF];
-	sockptr_t sp = c->user ? setfs_user_sockptr(test, src) : KERNEL_SOCKPTR(src);
+	sockptr_t sp = c->user ? setfs_user_sockptr(src) : KERNEL_SOCKPTR(src);
 	int ret = c->ret;
 
 	if (ret == -EFAULT && SETFS_USER_COPIES_KERNEL)
@@ -302,7 +301,7 @@ static void setfs_sockopt_kernel_sockptr(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test,
 			sock_setsockopt(sock, SOL_SOCKET, c->optname,
-					c->user ? setfs_user_sockptr(test, optval) :
+					c->user ? setfs_user_sockptr(optval) :
 						  KERNEL_SOCKPTR(optval),
 					optlen),
 			copies ? 0 : c->ret);
@@ -332,5 +331,6 @@ static struct kunit_case setfs_sockptr_test_cases[] = {
 
 struct kunit_suite setfs_sockptr_suite = {
 	.name = "setfs_sockptr",
+	.init = setfs_kunit_own_user_space_init,
 	.test_cases = setfs_sockptr_test_cases,
 };

@@ -329,7 +329,7 @@ unsigned long long uaccess_slack(void)
 {
 	const struct setfs_ctl_info *k = kernel_facts();
 
-	return k ? k->uaccess_slack : 4096;
+	return k ? k->uaccess_slack : 0;
 }
 
 bool proc_splice_opt_in(void)

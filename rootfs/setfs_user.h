@@ -108,8 +108,9 @@ bool ctl_info(struct setfs_ctl_info *info);
 const struct setfs_ctl_info *kernel_facts(void);
 /*
  * How many bytes short of a fault a user copy may stop: the kernel's
- * uaccess_slack, or a page (include/linux/uaccess.h's rule at its widest)
- * when it cannot be asked.
+ * uaccess_slack, or 0, the strictest, when it cannot be asked (a failed
+ * SETFS_IOC_INFO never loosens an expectation; the cases that use it
+ * fail on kernel_facts() first).
  */
 unsigned long long uaccess_slack(void);
 
