@@ -216,6 +216,7 @@ static struct {
 	/* The running kernel's paths where 6.1 and 6.12 differ: fuzz_setup() */
 	bool masked_copy;	/* copy_from_user() masks, copies to the fault */
 	bool nf_overlap;	/* SETFS_INFO_SEPARATE_USER_SPACE */
+	bool nf_top_allowed;	/* SETFS_INFO_NF_TOP_ALLOWED */
 	bool access_ok_all;	/* SETFS_INFO_ACCESS_OK_ALL */
 	bool readv_mode_first;	/* vfs_readv(): FMODE_READ before the iovecs */
 	bool iov_ubuf;		/* one iovec: import_ubuf(), clamped first */
@@ -1377,6 +1378,11 @@ static void expect_nofault(struct setfs_ctl_nofault *nf, long *hret)
 		/* s390: the kernel reads the address as its own, maybe mapped */
 		nf->ret = NF_ANY;
 		nf->value = 0;
+	} else if (fz.nf_top_allowed && nf->target == SETFS_NF_ADDR &&
+		   nf->addr >= fz.top) {
+		/* arm: TASK_SIZE and up is kernel space (modules), maybe mapped */
+		nf->ret = NF_ANY;
+		nf->value = 0;
 	} else {
 		nf->ret = NF_FAILS;	/* -EFAULT or -ERANGE, per arch */
 		nf->value = 0;
@@ -1799,6 +1805,7 @@ static const char *fuzz_setup(void)
 	fz.kbuf_size = info.kbuf_size;
 	fz.masked_copy = info.flags & SETFS_INFO_MASKED_USER_COPY;
 	fz.nf_overlap = info.flags & SETFS_INFO_SEPARATE_USER_SPACE;
+	fz.nf_top_allowed = info.flags & SETFS_INFO_NF_TOP_ALLOWED;
 	fz.access_ok_all = info.flags & SETFS_INFO_ACCESS_OK_ALL;
 	/*
 	 * What no header or SETFS_IOC_INFO fact tells, by the release:
