@@ -149,7 +149,7 @@ def execute(ctx: core.Ctx, targets: List[target.Target]) -> List[TargetResult]:
     """Boot TARGETS side by side and report each (the exec step)."""
     core.out()
     core.out("==== boot ====")
-    guests = [qemu.start(ctx, t) for t in targets]
+    guests = qemu.start_all(ctx, targets, lambda t: qemu.start(ctx, t))
     return [report_guest(ctx, g) for g in guests]
 
 
@@ -215,11 +215,12 @@ def list_tests(ctx: core.Ctx, build_first: bool = True) -> bool:
     suites and cases a run would report, running none (exec --list_tests:
     what the last build left, building nothing)."""
     targets = build_targets(ctx) if build_first else built_targets(ctx)
-    guests = []
-    for t in targets:
+    def start(t):
         log = os.path.join(t.work, "list-console.log")
         core.info(f"booting {t.name} to list its tests (console: {log})")
-        guests.append(qemu.start(ctx, t, "list", log))
+        return qemu.start(ctx, t, "list", log)
+
+    guests = qemu.start_all(ctx, targets, start)
     good = True
     for g in guests:
         qemu.finish(ctx, g, record=False)

@@ -100,6 +100,7 @@ class Ctx:
     base: object = None
     tarball_given: str = ""
     jobs: int = 1
+    guests: int = 1             # guests booted at once (SETFS_GUESTS)
     boot_timeout: int = 300
     keep_tree: bool = False
     author: str = ""            # export --author "Name <mail>"
@@ -133,9 +134,11 @@ class Ctx:
         this process's environment)."""
         s = Settings.from_environ(environ)
         jobs = s.jobs or str(ncpus())
+        guests = s.guests or str(ncpus())
         return cls(cache_root=s.cache_root, base_name=s.base_name,
                    tarball_given=s.tarball,
                    jobs=int(jobs) if jobs.isdigit() else 1,
+                   guests=max(1, int(guests)) if guests.isdigit() else 1,
                    boot_timeout=s.timeout or "300", settings=s)
 
     def use_base(self, name: str = None):

@@ -25,6 +25,7 @@ VARIABLES = {
     "SETFS_TARBALL": "the kernel tarball instead of the base's",
     "SETFS_JOBS": "make -j (default: the CPUs this process may use)",
     "SETFS_TIMEOUT": "the guest timeout in seconds (--timeout wins)",
+    "SETFS_GUESTS": "guests booted at once (default: the CPUs this process may use)",
     "SETFS_CI": "1: test runs CI's target list (.ci/run sets it)",
     "SETFS_GUEST_ARGS": "words added to every guest's kernel command line",
     "SETFS_ACCEL": "tcg, kvm or auto (default auto)",
@@ -44,6 +45,7 @@ class Settings:
     tarball: str = ""
     jobs: str = ""
     timeout: str = ""
+    guests: str = ""
     ci: bool = False
     guest_args: str = ""
     accel: str = "auto"
@@ -63,6 +65,7 @@ class Settings:
                    tarball=env.get("SETFS_TARBALL", ""),
                    jobs=env.get("SETFS_JOBS", ""),
                    timeout=env.get("SETFS_TIMEOUT", ""),
+                   guests=env.get("SETFS_GUESTS", ""),
                    ci=env.get("SETFS_CI") == "1",
                    guest_args=env.get("SETFS_GUEST_ARGS", ""),
                    accel=env.get("SETFS_ACCEL") or "auto",

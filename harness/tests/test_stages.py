@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import types
 import unittest
 from unittest import mock
 
@@ -828,6 +829,33 @@ class QemuFromSuite(unittest.TestCase):
     def test_the_host_qemu_without_a_suite(self):
         t = target.load(self.ctx, "x86_64")
         self.assertEqual(build.fetch_qemu(self.ctx, t), ["qemu-system-x86_64"])
+
+
+class BoundedBoots(unittest.TestCase):
+    """qemu.start_all(): at most ctx.guests running, TARGETS' order kept."""
+
+    def test_never_more_than_the_slots(self):
+        from harness import qemu
+        ctx = core.Ctx(repo=TOP, cache="/c", guests=2)
+        started, most = [], [0]
+
+        def start_one(name):
+            live = sum(p.poll() is None for p in started)
+            most[0] = max(most[0], live + 1)
+            p = subprocess.Popen(["sleep", "0.2" if name != "b" else "0.6"])
+            started.append(p)
+            return types.SimpleNamespace(proc=p, name=name)
+
+        guests = qemu.start_all(ctx, ["a", "b", "c", "d", "e"], start_one)
+        self.assertEqual([g.name for g in guests], ["a", "b", "c", "d", "e"])
+        self.assertEqual(most[0], 2)
+        self.assertTrue(all(p.poll() is not None for p in started))
+
+    def test_guests_default_to_the_cpus(self):
+        with mock.patch.object(core, "ncpus", return_value=3):
+            self.assertEqual(core.Ctx.from_env({"HOME": "/h"}).guests, 3)
+            self.assertEqual(core.Ctx.from_env({"HOME": "/h", "SETFS_GUESTS": "1"}).guests, 1)
+            self.assertEqual(core.Ctx.from_env({"HOME": "/h", "SETFS_GUESTS": "0"}).guests, 1)
 
 
 if __name__ == "__main__":
