@@ -17,7 +17,7 @@ a parser tested on recorded logs.
                       target (one class per kind)
     tree.py           the kernel tree: pristine + kernel-patches/
     build.py          config, kernel, modules, user binary, initramfs
-    qemu.py           booting the guests side by side
+    qemu.py           booting the guests, SETFS_GUESTS at a time
     guest.py          the guest protocol's host side (rootfs/init is the
                       other side)
     report.py         a console log in, KTAP and counts out (the tree's

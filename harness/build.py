@@ -135,9 +135,14 @@ def verify_config(ctx, t: Target, cfg: str, frags: List[str], src: str = ""):
             if src and line.startswith("CONFIG_") and name not in names:
                 if index is None:
                     index = kconfig_index(src, t.linux_arch)
+                deps = unmet_depends(index, name[7:], names)
                 why = "".join(f"; depends on {expr} ({path})" +
                               (f": {', '.join(unmet)} here" if unmet else "")
-                              for path, expr, unmet in unmet_depends(index, name[7:], names))
+                              for path, expr, unmet in deps)
+                if len({path for path, _, _ in deps}) > 1:
+                    why += " (definitions in several files: one met is enough)"
+                if not any(unmet for _, _, unmet in deps):
+                    why += " (or an enclosing if, menu or choice, which this does not read)"
             dropped.append(f"{line} ({origin[name]}){why}")
     if dropped:
         for d in dropped:
@@ -162,19 +167,28 @@ def kconfig_index(src: str, linux_arch: str) -> Dict[str, List[tuple]]:
         rel_root = os.path.relpath(root, src)
         dirs[:] = [d for d in dirs if not d.startswith(".")
                    and not (rel_root == "." and d in ("Documentation", "tools"))
-                   and not (rel_root == "arch" and d != linux_arch)]
+                   and not (rel_root == "arch" and d != linux_arch)
+                   and not (rel_root == os.path.join("scripts", "kconfig") and d == "tests")]
         for f in files:
             if not f.startswith("Kconfig"):
                 continue
             path = os.path.join(root, f)
-            sym = None
+            sym, in_help = None, False
             for line in core.read(path, "").replace("\\\n", " ").splitlines():
+                if in_help:
+                    # help text runs while indented (or blank)
+                    if not line.strip() or line[:1] in (" ", "\t"):
+                        continue
+                    in_help = False
                 line = line.split("#", 1)[0]
                 m = head.match(line)
                 if m:
                     sym = m.group(1)
                     continue
                 stripped = line.strip()
+                if stripped in ("help", "---help---"):
+                    in_help = True
+                    continue
                 if sym and KCONFIG_BLOCK_END.match(stripped):
                     sym = None
                 if sym and stripped.startswith("depends on "):
@@ -189,14 +203,15 @@ def kconfig_symbols(expr: str) -> List[tuple]:
     """The symbols EXPR needs set (False) or unset (True, after a '!'),
     leaving out what the names alone cannot tell: operands of = and !=,
     and anything inside a negated group."""
-    expr = re.sub(r"[A-Za-z0-9_]+\s*!?=\s*[A-Za-z0-9_\"]+", " ", expr)
+    expr = re.sub(r"\$\([^()]*\)", " ", expr)
+    expr = re.sub(r"[A-Za-z0-9_]+\s*(?:!=|=|<=|>=|<|>)\s*[A-Za-z0-9_\"]+", " ", expr)
     while True:
         out = re.sub(r"!\s*\([^()]*\)", " ", expr)
         if out == expr:
             break
         expr = out
     return [(neg == "!", name) for neg, name in re.findall(r"(!?)\s*([A-Za-z0-9_]+)", expr)
-            if name not in ("y", "m", "n")]
+            if name not in ("y", "m", "n") and not re.fullmatch(r"[0-9]+|0x[0-9a-fA-F]+", name)]
 
 
 def unmet_depends(index: Dict[str, List[tuple]], sym: str, names) -> List[tuple]:
@@ -550,10 +565,13 @@ def fetch_qemu(ctx, t: Target) -> List[str]:
     if not suite:
         return prog
     d = qemu_dir(ctx, t)
-    binary = prog[2]
-    if os.path.isfile(os.path.join(d, "version")) and os.access(binary, os.X_OK):
-        return prog
+    binary = os.path.join(d, "usr", "bin", t.qemu)
     codename = host_codename()
+    # what was fetched, and for which host release: a change fetches again
+    origin = f"package={qemu_package(t)} host={codename}"
+    stamp = core.read(os.path.join(d, "version"), "").splitlines()
+    if stamp[1:2] == [origin] and os.access(binary, os.X_OK):
+        return prog
     if suite.split("-")[0] != codename:
         core.die(f"{t.name}: qemu.suite {suite} is built for Debian {suite.split('-')[0]}, "
                  f"and this host is {codename or 'not Debian'} (/etc/os-release): name this "
@@ -589,7 +607,7 @@ def fetch_qemu(ctx, t: Target) -> List[str]:
         core.die(f"{t.name}: {binary} from Debian {suite} does not run here: "
                  f"{(r.stderr or r.stdout or '').strip()[-300:]}")
     version = r.stdout.splitlines()[0] if r.stdout else "?"
-    core.write(os.path.join(d, "version"), version + "\n")
+    core.write(os.path.join(d, "version"), f"{version}\n{origin}\n")
     core.info(f"{t.name}: {version}")
     return prog
 

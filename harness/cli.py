@@ -149,6 +149,9 @@ def optional_value(arg: str, bare: str) -> str:
 
 def parse(argv, ctx: core.Ctx, lists) -> str:
     """The options into CTX; returns the command."""
+    if ctx.guests < 1:
+        core.usage_error(f"SETFS_GUESTS must be a number above 0, not "
+                         f"'{ctx.settings.guests}'")
     cmd = ""
     arches = ",".join(lists["default"])
     soak = ""

@@ -146,16 +146,18 @@ def built_targets(ctx: core.Ctx) -> List[target.Target]:
 
 
 def execute(ctx: core.Ctx, targets: List[target.Target]) -> List[TargetResult]:
-    """Boot TARGETS side by side and report each (the exec step)."""
+    """Boot TARGETS, SETFS_GUESTS at a time, and report each (the exec
+    step)."""
     core.out()
     core.out("==== boot ====")
-    guests = qemu.start_all(ctx, targets, lambda t: qemu.start(ctx, t))
-    return [report_guest(ctx, g) for g in guests]
+    return [report_guest(ctx, g)
+            for g in qemu.start_all(ctx, targets, lambda t: qemu.start(ctx, t))]
 
 
 def kunit(ctx: core.Ctx, build_first: bool = True) -> KunitRun:
     """Prepare the tree, build every target (unless BUILD_FIRST is false: exec
-    boots what is built), boot them side by side and report each."""
+    boots what is built), boot them (SETFS_GUESTS at a time) and report
+    each."""
     t0 = core.now()
     first = len(ctx.timings)
     targets = build_targets(ctx) if build_first else built_targets(ctx)
@@ -215,14 +217,14 @@ def list_tests(ctx: core.Ctx, build_first: bool = True) -> bool:
     suites and cases a run would report, running none (exec --list_tests:
     what the last build left, building nothing)."""
     targets = build_targets(ctx) if build_first else built_targets(ctx)
+
     def start(t):
         log = os.path.join(t.work, "list-console.log")
         core.info(f"booting {t.name} to list its tests (console: {log})")
         return qemu.start(ctx, t, "list", log)
 
-    guests = qemu.start_all(ctx, targets, start)
     good = True
-    for g in guests:
+    for g in qemu.start_all(ctx, targets, start):
         qemu.finish(ctx, g, record=False)
         lines, ended = listed(core.read(g.console, "").replace("\r", "").split("\n"),
                               g.target.kind)

@@ -138,7 +138,7 @@ class Ctx:
         return cls(cache_root=s.cache_root, base_name=s.base_name,
                    tarball_given=s.tarball,
                    jobs=int(jobs) if jobs.isdigit() else 1,
-                   guests=max(1, int(guests)) if guests.isdigit() else 1,
+                   guests=int(guests) if guests.isdigit() and int(guests) > 0 else 0,
                    boot_timeout=s.timeout or "300", settings=s)
 
     def use_base(self, name: str = None):

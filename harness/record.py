@@ -328,7 +328,7 @@ def run_list(recs, which):
     if which == "all":
         return [r.name for r in by_order]
     if which in ("test", "ci"):
-        # Defaults first (the guests boot side by side in this order),
+        # Defaults first (the guests boot in this order),
         # then the debug flavours, then the other test targets; for ci,
         # without those whose record says ci = false.
         ci = which == "ci"

@@ -463,15 +463,24 @@ class Config(unittest.TestCase):
     def test_kconfig_symbols_leave_out_what_names_alone_cannot_tell(self):
         self.assertEqual(build.kconfig_symbols("A && !B && !(C || D) && E != m && F=y && 64BIT"),
                          [(False, "A"), (True, "B"), (False, "64BIT")])
+        self.assertEqual(build.kconfig_symbols("NR_CPUS >= 4 && X < 0x100 && "
+                                               "$(cc-option,-fstack-protector) && G"),
+                         [(False, "G")])
 
     def test_kconfig_index_reads_only_the_target_s_architecture(self):
         with tempfile.TemporaryDirectory() as src:
             for arch, dep in (("x86", "X86_64 # a comment WRITE_ONCE"), ("s390", "S390")):
                 os.makedirs(os.path.join(src, "arch", arch))
                 core.write(os.path.join(src, "arch", arch, "Kconfig"),
-                           f"config NUMA\n\tdepends on {dep}\n")
+                           f"config NUMA\n\tdepends on {dep}\n\thelp\n"
+                           "\t  Text that says it depends on this.\n\n"
+                           "\t  And more.\nconfig NEXT\n\tdepends on NUMA\n")
+            os.makedirs(os.path.join(src, "scripts", "kconfig", "tests"))
+            core.write(os.path.join(src, "scripts", "kconfig", "tests", "Kconfig"),
+                       "config NUMA\n\tdepends on TEST_ONLY\n")
             self.assertEqual(build.kconfig_index(src, "x86"),
-                             {"NUMA": [("arch/x86/Kconfig", "X86_64")]})
+                             {"NUMA": [("arch/x86/Kconfig", "X86_64")],
+                              "NEXT": [("arch/x86/Kconfig", "NUMA")]})
 
     def test_a_dropped_option_names_its_dependencies_and_what_is_unset(self):
         with tempfile.TemporaryDirectory() as d:
@@ -783,7 +792,8 @@ class QemuFromSuite(unittest.TestCase):
         self.assertEqual(dl.call_count, 1)
         pkgs.assert_called_once_with(self.ctx, ["libaio1", "libfoo2", "libc6"])
         self.assertTrue(os.path.isfile(os.path.join(d, "usr/share/qemu/s390-ccw.img")))
-        self.assertEqual(core.read(os.path.join(d, "version")), "QEMU emulator version 10.0.2\n")
+        self.assertEqual(core.read(os.path.join(d, "version")),
+                         "QEMU emulator version 10.0.2\npackage=qemu-system-s390x host=bookworm\n")
         self.assertEqual(sorted(os.listdir(os.path.dirname(d))), ["bookworm-backports-s390x"])
 
     def test_a_binary_that_does_not_run_is_an_error_and_not_kept(self):
@@ -803,6 +813,12 @@ class QemuFromSuite(unittest.TestCase):
         os.unlink(os.path.join(d, "usr/bin/qemu-system-s390x"))
         self.fetch(script)
         self.assertTrue(os.access(os.path.join(d, "usr/bin/qemu-system-s390x"), os.X_OK))
+
+    def test_a_new_host_release_fetches_again(self):
+        script = "#!/bin/sh\necho 'QEMU emulator version 10.0.2'\n"
+        self.fetch(script)
+        with self.assertRaisesRegex(core.Failure, "this host is trixie"):
+            self.fetch(script, host="trixie")
 
     def test_a_suite_of_another_release_is_refused(self):
         with self.assertRaisesRegex(core.Failure, "qemu.suite bookworm-backports is built for "
@@ -842,20 +858,45 @@ class BoundedBoots(unittest.TestCase):
         def start_one(name):
             live = sum(p.poll() is None for p in started)
             most[0] = max(most[0], live + 1)
-            p = subprocess.Popen(["sleep", "0.2" if name != "b" else "0.6"])
+            if name == "c":
+                # a (0.2 s) has exited, b (1 s) has not: c did not wait for b
+                self.assertIsNone(started[1].poll())
+            p = subprocess.Popen(["sleep", "1" if name == "b" else "0.2"])
             started.append(p)
             return types.SimpleNamespace(proc=p, name=name)
 
-        guests = qemu.start_all(ctx, ["a", "b", "c", "d", "e"], start_one)
-        self.assertEqual([g.name for g in guests], ["a", "b", "c", "d", "e"])
+        got = []
+        with mock.patch.object(qemu, "ready"):
+            for g in qemu.start_all(ctx, ["a", "b", "c", "d", "e"], start_one):
+                self.assertIsNotNone(g.proc.poll())
+                got.append(g.name)
+                if g.name == "a":
+                    # reported while b still runs
+                    self.assertIsNone(started[1].poll())
+        self.assertEqual(got, ["a", "b", "c", "d", "e"])
         self.assertEqual(most[0], 2)
-        self.assertTrue(all(p.poll() is not None for p in started))
 
-    def test_guests_default_to_the_cpus(self):
+    def test_a_target_that_cannot_boot_fails_before_any_boots(self):
+        from harness import qemu
+        ctx = core.Ctx(repo=TOP, cache="/c", guests=2)
+
+        def ready(ctx, t):
+            if t == "c":
+                core.die("c: no firmware")
+        start_one = mock.Mock()
+        with mock.patch.object(qemu, "ready", side_effect=ready), \
+                self.assertRaisesRegex(core.Failure, "c: no firmware"):
+            list(qemu.start_all(ctx, ["a", "b", "c"], start_one))
+        start_one.assert_not_called()
+
+    def test_guests_default_to_the_cpus_and_a_bad_value_is_refused(self):
         with mock.patch.object(core, "ncpus", return_value=3):
             self.assertEqual(core.Ctx.from_env({"HOME": "/h"}).guests, 3)
             self.assertEqual(core.Ctx.from_env({"HOME": "/h", "SETFS_GUESTS": "1"}).guests, 1)
-            self.assertEqual(core.Ctx.from_env({"HOME": "/h", "SETFS_GUESTS": "0"}).guests, 1)
+        for bad in ("0", "two"):
+            ctx = core.Ctx.from_env({"HOME": "/h", "SETFS_GUESTS": bad})
+            with self.assertRaisesRegex(core.UsageFailure, f"SETFS_GUESTS .* not '{bad}'"):
+                cli.parse(["kunit"], ctx, target.lists())
 
 
 if __name__ == "__main__":
