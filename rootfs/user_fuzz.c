@@ -1353,6 +1353,7 @@ static void expect_uaccess(struct setfs_ctl_uaccess *u, const struct fbuf *b,
 /* expect_nofault()'s ret when no single one is right */
 #define NF_FAILS	LLONG_MIN	/* -EFAULT or -ERANGE, nothing read */
 #define NF_ANY		(LLONG_MIN + 1)	/* that, or read whatever is there */
+#define NF_KERNEL	(LLONG_MIN + 2)	/* read whatever is there, or -EFAULT */
 
 static void expect_nofault(struct setfs_ctl_nofault *nf, long *hret)
 {
@@ -1379,9 +1380,12 @@ static void expect_nofault(struct setfs_ctl_nofault *nf, long *hret)
 		nf->ret = NF_ANY;
 		nf->value = 0;
 	} else if (fz.nf_top_allowed && nf->target == SETFS_NF_ADDR &&
-		   nf->addr >= fz.top) {
-		/* arm: TASK_SIZE and up is kernel space (modules), maybe mapped */
-		nf->ret = NF_ANY;
+		   nf->addr >= fz.top && nf->addr + 8 <= 0x100000000ULL) {
+		/*
+		 * arm (32-bit): TASK_SIZE and up is kernel space (modules),
+		 * allowed, maybe mapped: read, or fault; never -ERANGE.
+		 */
+		nf->ret = NF_KERNEL;
 		nf->value = 0;
 	} else {
 		nf->ret = NF_FAILS;	/* -EFAULT or -ERANGE, per arch */
@@ -1478,7 +1482,10 @@ static bool check_ctl_out(const struct fop *o, enum ctl_what w,
 		}
 		return true;
 	case CTL_NOFAULT:
-		if (want->nf.ret == NF_FAILS || want->nf.ret == NF_ANY ?
+		if (want->nf.ret == NF_KERNEL ?
+		    !(got->nf.ret == 0 ||
+		      (got->nf.ret == -EFAULT && !got->nf.value)) :
+		    want->nf.ret == NF_FAILS || want->nf.ret == NF_ANY ?
 		    !((got->nf.ret == -EFAULT || got->nf.ret == -ERANGE) &&
 		      !got->nf.value) &&
 		    !(want->nf.ret == NF_ANY && !got->nf.ret) :

@@ -680,8 +680,10 @@ static enum case_result run_file_row(const void *data)
 	bool ok;
 	pid_t pid, w;
 
-	if (!kernel_facts())
-		return CASE_FAIL;	/* it said why */
+	if (!kernel_facts()) {
+		diag("no kernel facts: SETFS_IOC_INFO failed");
+		return CASE_FAIL;
+	}
 	memset(bytes, 'f', sizeof(bytes));
 	memset(ua.edge - r->readable, 'b', r->readable);
 	fd = open(FILE_PATH, O_RDWR | O_CREAT | O_TRUNC, 0600);
