@@ -422,6 +422,13 @@ class ProtocolTest(unittest.TestCase):
                     glob.glob(os.path.join(top, "targets", "*.toml")))
         guest_side = text([os.path.join(top, "rootfs", "init")] +
                           glob.glob(os.path.join(top, "rootfs", "*.c")))
+        # the other way round: a word the host sets that the table lacks
+        # is a key nobody checks the guest reads
+        for key in sorted(set(re.findall(r"\b(setfs_[a-z0-9_]+)=", host))):
+            with self.subTest(set_by_the_host=key):
+                self.assertTrue(key in guest.CMDLINE_KEYS,
+                                f"the host sets {key}=, which harness/guest.py "
+                                "CMDLINE_KEYS lacks")
         for key in guest.CMDLINE_KEYS:
             with self.subTest(key):
                 self.assertIn(key + "=", host, f"harness/kinds.py, core.py and the records never set {key}")
