@@ -5,6 +5,7 @@ tools/testing/kunit/: a record per target, stages that return results,
 a parser tested on recorded logs.
 
     cli.py            the command line, the cache lock, the commands' table
+    base.py           bases/NAME.toml: a kernel tree (tarball, series)
     settings.py       the environment, read once (no other module reads it)
     core.py           the run's context (Ctx), errors, children (each in a
                       process group the run stops), digests, host packages

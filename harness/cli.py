@@ -119,11 +119,10 @@ Options:
                  of test: setfs_user's own counts)
   -h, --help     this text
 
-Environment: SETFS_BASE, SETFS_CACHE (default ~/.cache/setfs-probe), SETFS_JOBS,
-SETFS_TIMEOUT, SETFS_ACCEL (tcg, kvm or auto; default auto),
-SETFS_SERIES_ROUNDS (bench series: boots per kernel, default 3),
-SETFS_GUEST_ARGS (more kernel command line words, e.g. setfs_fuzz_ops=1000000
-setfs_fuzz_seed=7: options of the user tests, see rootfs/init)."""
+Environment (read once, harness/settings.py):
+""" + "".join(f"  {k:<20} {v}\n" for k, v in settings.VARIABLES.items()) + \
+        """  SETFS_GUEST_ARGS takes setfs_<option>=<value> for setfs_user, e.g.
+  setfs_fuzz_ops=1000000 setfs_fuzz_seed=7 (docs/suites.md)."""
 
 
 def check_glob(g: str):

@@ -107,7 +107,8 @@ SCHEMA = {
     },
     "distro": {
         "flavour": Field(str, pattern=NAME_RE),
-        # The image package; @KVER@ is 6.1.0-N-FLAVOUR.
+        # The image package; @KVER@ is the base's kernel release
+        # (6.12: 6.12.N+deb12-FLAVOUR; 6.1: 6.1.0-N-FLAVOUR).
         "image": Field(str, pattern=re.compile(r"^[a-z0-9.+-]*@KVER@[a-z0-9.+-]*$")),
     },
     "qemu": {

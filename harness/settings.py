@@ -24,7 +24,7 @@ VARIABLES = {
     "SETFS_BASE": "the kernel tree's base when --base is not given",
     "SETFS_TARBALL": "the kernel tarball instead of the base's",
     "SETFS_JOBS": "make -j (default: the CPUs this process may use)",
-    "SETFS_TIMEOUT": "the guest timeout in seconds (--timeout wins)",
+    "SETFS_TIMEOUT": "the guest timeout in seconds (default 300; --timeout wins)",
     "SETFS_GUESTS": "guests booted at once (default: the CPUs this process may use)",
     "SETFS_CI": "1: test runs CI's target list (.ci/run sets it)",
     "SETFS_GUEST_ARGS": "words added to every guest's kernel command line",

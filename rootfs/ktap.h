@@ -152,6 +152,9 @@ void ktap_list_group(const struct ktap_group *g);
  * watchdog_arm() of setfs_user (fuzz: 60 s + 1 s per 1000 operations,
  * 160 s at the full soak; unload: 240 s), so that theirs fire first and
  * dump the blocked tasks; below the host's default guest timeout (300 s).
+ * run.sh passes a third of its guest timeout instead (100 s by default),
+ * below the race, full-soak fuzz and unload watchdogs: then the case
+ * timeout fires first, and it dumps the blocked tasks too.
  * The longest group takes under a minute under TCG with the full soak.
  */
 #define KTAP_CASE_TIMEOUT 250
