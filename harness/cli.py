@@ -122,7 +122,8 @@ Options:
 Environment (read once, harness/settings.py):
 """ + "".join(f"  {k:<20} {v}\n" for k, v in settings.VARIABLES.items()) + \
         """  SETFS_GUEST_ARGS takes setfs_<option>=<value> for setfs_user, e.g.
-  setfs_fuzz_ops=1000000 setfs_fuzz_seed=7 (docs/suites.md)."""
+  setfs_fuzz_ops=1000000 setfs_fuzz_seed=7 with --timeout 3000
+  (docs/suites.md)."""
 
 
 def check_glob(g: str):
@@ -278,12 +279,10 @@ def parse(argv, ctx: core.Ctx, lists) -> str:
 
 def lock(ctx: core.Ctx):
     """One run per cache, whatever its base: two runs would build two
-    kernels at once ("bench harness" runs the harness under the lock it
-    holds)."""
+    kernels at once.  ("bench harness" runs the kunit command in its own
+    process, under the lock it holds.)"""
     root = ctx.cache_root
     os.makedirs(ctx.cache, exist_ok=True)
-    if ctx.settings.lock_held == root:
-        return None
     fh = open(os.path.join(root, "lock"), "w")
     try:
         fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)

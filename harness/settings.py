@@ -31,7 +31,6 @@ VARIABLES = {
     "SETFS_ACCEL": "tcg, kvm or auto (default auto)",
     "SETFS_SERIES_ROUNDS": "bench series: boots of each kernel (default 3)",
     "SETFS_RESULTS": "a file that gets the run's stage results as JSON",
-    "SETFS_LOCK_HELD": "set by the harness for a run.sh it starts under its lock",
     "CCACHE_DIR": "ccache's directory (default $SETFS_CACHE/ccache)",
     "XDG_CACHE_HOME": "where the default cache directory goes",
     "HOME": "where the default cache directory goes without XDG_CACHE_HOME",
@@ -51,7 +50,6 @@ class Settings:
     accel: str = "auto"
     series_rounds: str = "3"
     results: str = ""
-    lock_held: str = ""
     ccache_dir: str = ""
 
     @classmethod
@@ -71,7 +69,6 @@ class Settings:
                    accel=env.get("SETFS_ACCEL") or "auto",
                    series_rounds=env.get("SETFS_SERIES_ROUNDS") or "3",
                    results=env.get("SETFS_RESULTS", ""),
-                   lock_held=env.get("SETFS_LOCK_HELD", ""),
                    ccache_dir=env.get("CCACHE_DIR", ""))
 
 

@@ -82,7 +82,6 @@ class Interrupt(unittest.TestCase):
             out = os.path.join(cache, "objects.out")
             env = dict(os.environ, TOP=TOP, OUT=out, SETFS_CACHE=cache,
                        STUBBORN="1" if stubborn else "", SLOW_POPEN="1" if slow_popen else "")
-            env.pop("SETFS_LOCK_HELD", None)
             run = subprocess.Popen([sys.executable, "-c", RUN], env=env,
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                    text=True)
