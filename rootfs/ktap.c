@@ -249,7 +249,7 @@ static void run_rows(const struct ktap_group *g, struct group_progress *p)
 }
 
 /* setfs_case_timeout=SECONDS (0: none); a case taking longer is killed. */
-static unsigned int case_timeout(void)
+unsigned int ktap_case_timeout(void)
 {
 	const char *s = getenv("setfs_case_timeout");
 	unsigned long long v;
@@ -325,7 +325,7 @@ static int wait_group(pid_t pid, struct group_progress *p, unsigned int timeout,
 
 unsigned int ktap_run_group(const struct ktap_group *g, unsigned int number)
 {
-	unsigned int timeout = case_timeout(), total = flat_count(g), k;
+	unsigned int timeout = ktap_case_timeout(), total = flat_count(g), k;
 	double t0 = monotonic_seconds();
 	struct group_progress *p, local = { .running = NOT_RUNNING, .base = t0 };
 	bool broken = false;

@@ -147,16 +147,15 @@ unsigned int ktap_run_group(const struct ktap_group *g, unsigned int number);
 void ktap_list_group(const struct ktap_group *g);
 
 /*
- * A case that runs longer than this many seconds is killed and fails
- * (setfs_case_timeout=SECONDS overrides it, 0 for none).  Above every
- * watchdog_arm() of setfs_user (fuzz: 60 s + 1 s per 1000 operations,
- * 160 s at the full soak; unload: 240 s), so that theirs fire first and
- * dump the blocked tasks; below the host's default guest timeout (300 s).
- * run.sh passes a third of its guest timeout instead (100 s by default),
- * below the race, full-soak fuzz and unload watchdogs: then the case
- * timeout fires first, and it dumps the blocked tasks too.
- * The longest group takes under a minute under TCG with the full soak.
+ * A case that runs longer than this many seconds is killed and fails:
+ * setfs_case_timeout=SECONDS (0 for none; run.sh passes a third of its
+ * guest timeout, 100 s by default), else KTAP_CASE_TIMEOUT, below the
+ * host's default guest timeout (300 s).  The longest group takes under a
+ * minute under TCG with the full soak.  watchdog_arm() keeps its
+ * deadline WATCHDOG_MARGIN seconds inside this one, so that a hang is
+ * reported with what the case was doing before the case is killed.
  */
 #define KTAP_CASE_TIMEOUT 250
+unsigned int ktap_case_timeout(void);
 
 #endif /* _SETFS_KTAP_H */

@@ -439,8 +439,11 @@ static void *watchdog_thread(void *arg)
 void watchdog_arm(unsigned int seconds, const char *what,
 		  void (*describe)(void))
 {
+	unsigned int limit = ktap_case_timeout();
 	pthread_t t;
 
+	if (limit && seconds + WATCHDOG_MARGIN > limit)
+		seconds = limit > 2 * WATCHDOG_MARGIN ? limit - WATCHDOG_MARGIN : limit / 2;
 	pthread_mutex_lock(&wd.lock);
 	if (!wd.started &&
 	    pthread_create(&t, NULL, watchdog_thread, NULL) == 0) {
