@@ -53,7 +53,7 @@ CMDLINE_KEYS = {
     "setfs_unload_module_cycles": "rootfs/user_unload.c (--soak quick)",
     "setfs_load": "rootfs/init (guest.cmdline of x86_64-debian: modprobe)",
     "setfs_series": "rootfs/init, setfs_user series_applied() (x86_64-debian: none)",
-    "setfs_case_timeout": "rootfs/ktap.c case_timeout() (a third of --timeout)",
+    "setfs_case_timeout": "rootfs/ktap.c ktap_case_timeout() (a third of --timeout)",
     "setfs_kunit_peers": "rootfs/init (the base's peer KUnit modules and suites: "
                          "bases/<base>.toml peers)",
     "setfs_pci": "rootfs/setfs_user.c pci_devices() (guest.cmdline of the x86_64 "

@@ -171,10 +171,22 @@ struct group_progress {
 #define NOT_RUNNING UINT_MAX
 #define IN_SETUP (UINT_MAX - 1)	/* in the group's setup or teardown */
 
+/* When the running case (or setup) is killed, in this process; 0: never. */
+static double kill_deadline;
+
 static void set_running(struct group_progress *p, unsigned int row)
 {
-	p->started = (unsigned int)((monotonic_seconds() - p->base) * 1000);
+	double now = monotonic_seconds();
+	unsigned int timeout = ktap_case_timeout();
+
+	p->started = (unsigned int)((now - p->base) * 1000);
+	kill_deadline = row != NOT_RUNNING && timeout ? now + timeout : 0;
 	__atomic_store_n(&p->running, row, __ATOMIC_RELEASE);
+}
+
+double ktap_case_deadline(void)
+{
+	return kill_deadline;
 }
 
 /* The row at flat index @k of @g (tables one after the other). */
@@ -248,23 +260,32 @@ static void run_rows(const struct ktap_group *g, struct group_progress *p)
 	p->done = 1;
 }
 
-/* setfs_case_timeout=SECONDS (0: none); a case taking longer is killed. */
+/*
+ * setfs_case_timeout=SECONDS (0: none); a case taking longer is killed.
+ * Read once: ktap_run_group() asks first, before any case runs.
+ */
 unsigned int ktap_case_timeout(void)
 {
+	static unsigned int value;
+	static bool parsed;
 	const char *s = getenv("setfs_case_timeout");
 	unsigned long long v;
 	char *end;
 
+	if (parsed)
+		return value;
+	parsed = true;
+	value = KTAP_CASE_TIMEOUT;
 	if (!s || !*s)
-		return KTAP_CASE_TIMEOUT;
+		return value;
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno || *end || v > UINT_MAX) {
+	if (errno || *end || v > UINT_MAX)
 		printf("# setfs_case_timeout=%s is not a number of seconds; using %u\n",
 		       s, KTAP_CASE_TIMEOUT);
-		return KTAP_CASE_TIMEOUT;
-	}
-	return v;
+	else
+		value = v;
+	return value;
 }
 
 /* What the watchdogs of setfs_user do too: blocked tasks to the console. */

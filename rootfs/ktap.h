@@ -151,11 +151,16 @@ void ktap_list_group(const struct ktap_group *g);
  * setfs_case_timeout=SECONDS (0 for none; run.sh passes a third of its
  * guest timeout, 100 s by default), else KTAP_CASE_TIMEOUT, below the
  * host's default guest timeout (300 s).  The longest group takes under a
- * minute under TCG with the full soak.  watchdog_arm() keeps its
- * deadline WATCHDOG_MARGIN seconds inside this one, so that a hang is
- * reported with what the case was doing before the case is killed.
+ * minute under TCG with the full soak.
  */
 #define KTAP_CASE_TIMEOUT 250
 unsigned int ktap_case_timeout(void);
+
+/*
+ * The CLOCK_MONOTONIC second at which the running case is killed (counted
+ * from its start, as the group's parent counts), or 0 when it will not
+ * be: outside a case, or without a case timeout.
+ */
+double ktap_case_deadline(void);
 
 #endif /* _SETFS_KTAP_H */

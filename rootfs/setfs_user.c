@@ -395,7 +395,8 @@ static struct {
 	bool started;
 	bool armed;
 	double deadline;
-	unsigned int seconds;
+	double seconds;
+	bool cut;		/* moved before the case timeout */
 	const char *what;
 	void (*describe)(void);
 } wd = {
@@ -422,7 +423,8 @@ static void *watchdog_thread(void *arg)
 		nanosleep(&ts, NULL);
 		pthread_mutex_lock(&wd.lock);
 	}
-	diag("watchdog: %s did not finish within %u s", wd.what, wd.seconds);
+	diag("watchdog: %s did not finish within %.0f s%s", wd.what, wd.seconds,
+	     wd.cut ? " (cut to end before setfs_case_timeout)" : "");
 	if (wd.describe)
 		wd.describe();
 	fflush(stdout);
@@ -439,19 +441,29 @@ static void *watchdog_thread(void *arg)
 void watchdog_arm(unsigned int seconds, const char *what,
 		  void (*describe)(void))
 {
-	unsigned int limit = ktap_case_timeout();
+	double now = now_seconds(), deadline = now + seconds;
+	double kill_at = ktap_case_deadline();
+	double margin = ktap_case_timeout() / 2.0;
+	bool cut = false;
 	pthread_t t;
 
-	if (limit && seconds + WATCHDOG_MARGIN > limit)
-		seconds = limit > 2 * WATCHDOG_MARGIN ? limit - WATCHDOG_MARGIN : limit / 2;
+	if (margin > WATCHDOG_MARGIN)
+		margin = WATCHDOG_MARGIN;
+	if (kill_at && deadline > kill_at - margin) {
+		deadline = kill_at - margin;
+		if (deadline < now + 1)
+			deadline = now + 1;
+		cut = true;
+	}
 	pthread_mutex_lock(&wd.lock);
 	if (!wd.started &&
 	    pthread_create(&t, NULL, watchdog_thread, NULL) == 0) {
 		pthread_detach(t);
 		wd.started = true;
 	}
-	wd.seconds = seconds;
-	wd.deadline = now_seconds() + seconds;
+	wd.seconds = deadline - now;
+	wd.cut = cut;
+	wd.deadline = deadline;
 	wd.what = what;
 	wd.describe = describe;
 	wd.armed = true;

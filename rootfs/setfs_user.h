@@ -156,9 +156,10 @@ unsigned long long option_ull(const char *name, unsigned long long def);
  * watchdog_arm(), if watchdog_disarm() does not come within @seconds, a
  * thread prints what was running (@what, then @describe() if not NULL),
  * asks the kernel for the blocked tasks (sysrq w) and ends the process
- * with status 3, which init reports as a failure.  @seconds is cut to
- * WATCHDOG_MARGIN under the case timeout (ktap_case_timeout()), which
- * would otherwise kill the case first and say less.
+ * with status 3, which init reports as a failure.  A deadline past the
+ * case's own (ktap_case_deadline()) is moved to WATCHDOG_MARGIN seconds
+ * before it (at most half the case timeout, at least 1 s from now): the
+ * case timeout would otherwise kill the case first and say less.
  */
 void watchdog_arm(unsigned int seconds, const char *what,
 		  void (*describe)(void));
